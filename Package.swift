@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// fastget: segmented, resumable HTTP(S) downloads. No package dependencies; the only library
+// beyond the toolchain is the system OpenSSL (Debian `libssl-dev`).
+let package = Package(
+    name: "fastget",
+    products: [
+        .library(name: "Fastget", targets: ["Fastget"]),
+        .executable(name: "fastget", targets: ["FastgetCLI"]),
+    ],
+    targets: [
+        // OpenSSL headers plus static inline wrappers for the macros Swift cannot import.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
+        // Linux-only declarations hidden from Swift's Glibc module (fallocate).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .target(
+            name: "Fastget",
+            dependencies: ["COpenSSL", "CLinux"],
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
+        .executableTarget(name: "FastgetCLI", dependencies: ["Fastget"]),
+        .target(name: "FastgetTestSupport", dependencies: ["Fastget"]),
+        .executableTarget(
+            name: "Bench",
+            dependencies: ["Fastget", "FastgetTestSupport"],
+            path: "Benchmarks/Bench"
+        ),
+        .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),
+        .testTarget(
+            name: "FastgetIntegrationTests",
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,35 @@
+#ifndef FASTGET_COPENSSL_SHIM_H
+#define FASTGET_COPENSSL_SHIM_H
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+
+// Wrappers for OpenSSL macros that Swift cannot import.
+
+static inline long fastget_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+
+static inline int fastget_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+static inline long fastget_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
+static inline int fastget_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+
+static inline uint64_t fastget_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+static inline uint64_t fastget_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
+static inline uint64_t fastget_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
+
+static inline long fastget_SSL_MODE_AUTO_RETRY(void) { return SSL_MODE_AUTO_RETRY; }
+static inline long fastget_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
+
+static inline const char *fastget_OpenSSL_version_text(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+#endif

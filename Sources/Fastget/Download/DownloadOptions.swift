@@ -1,0 +1,60 @@
+/// The library's version, sent in `User-Agent` and printed by `fastget --version`.
+public enum Fastget {
+    public static let version = "0.1.0"
+
+    /// The OpenSSL library version in use.
+    public static var openSSLVersion: String { TLSContext.libraryVersion }
+}
+
+/// What to download and how.
+public struct DownloadOptions: Sendable {
+    /// Parallel byte ranges (1…64). Small files use fewer: each segment is at least
+    /// `minimumSegmentSize` bytes.
+    public var segments: Int = 8
+    /// The smallest range worth its own connection.
+    public var minimumSegmentSize: Int64 = 1 << 20
+    /// The output path; nil means the URL's file name in `directory`.
+    public var output: String?
+    /// Where a derived file name is placed.
+    public var directory: String = "."
+    /// Replace an existing file at the output path (default: refuse, exit 73).
+    public var overwrite: Bool = false
+    /// A PEM bundle trusted instead of the system store.
+    public var caFile: String?
+    /// Skip certificate and host name verification.
+    public var insecure: Bool = false
+    /// Seconds to wait for a TCP connection.
+    public var connectTimeout: Double = 15
+    /// Seconds a read or write may wait for the network before the attempt fails.
+    public var timeout: Double = 30
+    /// Attempts per segment after the first, for temporary failures.
+    public var retries: Int = 5
+    /// Sent as `User-Agent`.
+    public var userAgent: String = "fastget/\(Fastget.version)"
+    /// Extra request header fields, sent with every request.
+    public var headers: [(name: String, value: String)] = []
+    /// Bytes per read; one buffer per connection comes from a pool allocated once.
+    public var bufferSize: Int = 256 * 1024
+    /// Seconds between progress reports.
+    public var progressInterval: Double = 0.1
+
+    public init() {}
+
+    /// The allowed segment counts.
+    public static let segmentRange = 1...64
+
+    func validate() throws(FastgetError) {
+        guard DownloadOptions.segmentRange.contains(segments) else {
+            throw FastgetError(.usage, "segments must be between 1 and 64 (got \(segments))")
+        }
+        guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
+        guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
+        guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
+        for header in headers {
+            let text = header.name + header.value
+            if text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                throw FastgetError(.usage, "header '\(header.name)' contains a line break")
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+internal import Glibc
+
+/// Why a download failed: a code that decides the exit status and retry policy, one full
+/// sentence for people, and an optional hint for what to do next.
+public struct FastgetError: Error, Sendable, CustomStringConvertible {
+    /// An extensible error code. Each code has one exit code (sysexits) and one retry policy,
+    /// decided here and nowhere else.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        /// The process exit status for this code (sysexits.h values, 130 for interruption).
+        public let exitCode: Int32
+        /// Whether repeating the same request may succeed (network hiccups, busy servers).
+        public let isRetryable: Bool
+
+        public init(rawValue: String) {
+            self = Code.all.first { $0.rawValue == rawValue } ?? Code(rawValue, exit: 1, retryable: false)
+        }
+
+        init(_ rawValue: String, exit: Int32, retryable: Bool = false) {
+            self.rawValue = rawValue
+            self.exitCode = exit
+            self.isRetryable = retryable
+        }
+
+        public var description: String { rawValue }
+
+        /// A bad option or URL: nothing touched the network. Exit 64.
+        public static let usage = Code("usage", exit: 64)
+        /// A needed input is missing: HTTP 404/410, or an unreadable CA file. Exit 66.
+        public static let notFound = Code("not-found", exit: 66)
+        /// The host name does not resolve. Exit 68.
+        public static let hostNotFound = Code("host-not-found", exit: 68)
+        /// The server refused the connection or cannot be reached. Exit 69.
+        public static let unavailable = Code("unavailable", exit: 69)
+        /// The server failed (5xx other than the temporary ones). Exit 69.
+        public static let serverError = Code("server-error", exit: 69, retryable: true)
+        /// The output file exists (no-clobber) or cannot be created. Exit 73.
+        public static let cannotCreateOutput = Code("cannot-create-output", exit: 73)
+        /// Reading or writing local files failed, including a full disk. Exit 74.
+        public static let localIO = Code("local-io", exit: 74)
+        /// A timeout, a dropped connection, a busy server (408/429/502/503/504), a DNS hiccup. Exit 75.
+        public static let temporary = Code("temporary", exit: 75, retryable: true)
+        /// The server broke HTTP's rules or ours: malformed response, wrong range, bad redirect. Exit 76.
+        public static let protocolViolation = Code("protocol", exit: 76)
+        /// TLS failed: handshake or certificate verification. Exit 76.
+        public static let tls = Code("tls", exit: 76)
+        /// The server demands credentials or forbids access (401/403/407). Exit 77.
+        public static let accessDenied = Code("access-denied", exit: 77)
+        /// The download was cancelled or interrupted. Exit 130.
+        public static let cancelled = Code("cancelled", exit: 130)
+
+        static let all: [Code] = [
+            .usage, .notFound, .hostNotFound, .unavailable, .serverError, .cannotCreateOutput, .localIO,
+            .temporary, .protocolViolation, .tls, .accessDenied, .cancelled,
+        ]
+    }
+
+    public let code: Code
+    /// One sentence, without the "error:" prefix.
+    public let message: String
+    /// What the user can do about it, when there is something.
+    public let hint: String?
+    /// The HTTP status that caused the error, when one did.
+    public let httpStatus: Int?
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, httpStatus: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.httpStatus = httpStatus
+    }
+
+    public var exitCode: Int32 { code.exitCode }
+    public var isRetryable: Bool { code.isRetryable }
+    public var description: String { message }
+
+    /// The error for a final HTTP status that is not a success.
+    static func status(_ status: Int, reason: String, url: HTTPURL) -> FastgetError {
+        let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
+        let code: Code = switch status {
+        case 404, 410: .notFound
+        case 401, 403, 407: .accessDenied
+        case 408, 429, 502, 503, 504: .temporary
+        case 500...599: .serverError
+        default: .protocolViolation
+        }
+        return FastgetError(code, "server answered \(text) for \(url)", httpStatus: status)
+    }
+
+    /// Wraps an error from the layers below with the URL it concerns. The one place where system,
+    /// resolver, TLS and parser errors become codes.
+    static func from(_ error: any Error, url: HTTPURL) -> FastgetError {
+        switch error {
+        case let error as FastgetError:
+            return error
+        case let error as ResolveError:
+            if error.isNotFound {
+                return FastgetError(.hostNotFound, "cannot resolve host '\(error.host)': \(error)")
+            }
+            return FastgetError(.temporary, "cannot resolve host '\(error.host)' now: \(error)")
+        case let error as SystemError:
+            let peer = url.authority
+            switch (error.operation, error.errno) {
+            case ("connect", ECONNREFUSED):
+                return FastgetError(.unavailable, "connection refused by \(peer)")
+            case ("connect", ETIMEDOUT):
+                return FastgetError(.temporary, "connection to \(peer) timed out")
+            case ("connect", ENETUNREACH), ("connect", EHOSTUNREACH), ("connect", EADDRNOTAVAIL), ("connect", EAFNOSUPPORT):
+                return FastgetError(.unavailable, "cannot reach \(peer): \(error.reason)")
+            case (_, EAGAIN), (_, ETIMEDOUT):
+                return FastgetError(.temporary, "no data from \(peer) within the timeout")
+            default:
+                return FastgetError(.temporary, "connection to \(peer) failed: \(error.reason)")
+            }
+        case let error as TLSError:
+            switch error.kind {
+            case .verification:
+                return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)",
+                                    hint: "use --cacert FILE to trust another CA, or -k to skip verification")
+            case .configuration:
+                return FastgetError(.notFound, "TLS: \(error.reason)")
+            case .handshake:
+                return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)")
+            case .transfer:
+                return FastgetError(.temporary, "TLS with \(url.authority) failed: \(error.reason)")
+            }
+        case let error as HTTPParseError:
+            return FastgetError(.protocolViolation, "invalid response from \(url.authority): \(error)")
+        case let error as TransferError:
+            return FastgetError(.temporary, "\(error) (\(url.authority))")
+        case let error as URLParseError:
+            return FastgetError(.usage, "invalid URL: \(error)")
+        default:
+            return FastgetError(.protocolViolation, "\(error)")
+        }
+    }
+
+    /// Wraps a failed local file operation on `path`.
+    static func local(_ error: SystemError, path: String, creating: Bool = false) -> FastgetError {
+        if error.errno == ENOSPC || error.errno == EDQUOT {
+            return FastgetError(.localIO, "no space left on the device for \(path)")
+        }
+        if creating && [EACCES, EPERM, EROFS, ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG].contains(error.errno) {
+            return FastgetError(.cannotCreateOutput, "cannot create \(path): \(error.reason)")
+        }
+        return FastgetError(.localIO, "\(error.operation) \(path): \(error.reason)")
+    }
+}

@@ -1,0 +1,93 @@
+/// Learns length, range support, validators and the final URL: `HEAD`, then `GET` with
+/// `Range: bytes=0-0` when HEAD is refused or inconclusive. Follows redirects.
+struct Prober {
+    static let maximumRedirects = 10
+
+    let requester: Requester
+
+    func probe(_ start: HTTPURL) throws -> RemoteResource {
+        var (connection, head, url) = try follow("HEAD", from: start)
+        let headUsable = (200...299).contains(head.status) && head.contentLength != nil && !head.isChunked
+        if headUsable && head.acceptsByteRanges == true {
+            requester.pool.park(connection)
+            return resource(url, head, length: head.contentLength, ranges: true)
+        }
+        if !(200...299).contains(head.status) && head.status != 405 && head.status != 501 {
+            throw FastgetError.status(head.status, reason: head.reason, url: url)
+        }
+        requester.pool.park(connection)
+        let headLength = headUsable ? head.contentLength : nil
+
+        (connection, head, url) = try follow("GET", from: url, extra: [("Range", "bytes=0-0")])
+        switch head.status {
+        case 206:
+            guard let range = try head.contentRange(), range.first == 0, range.last == 0 else {
+                connection.shutdown()
+                throw FastgetError(.protocolViolation,
+                                   "server answered bytes=0-0 with Content-Range '\(head.value("content-range") ?? "")' (\(url))")
+            }
+            connection.discardBody()
+            requester.pool.park(connection)
+            guard let complete = range.completeLength else {
+                return resource(url, head, length: nil, ranges: false)
+            }
+            return resource(url, head, length: complete, ranges: true)
+        case 416:
+            // "bytes */0": an empty file (there is no byte 0 to send).
+            let range = try? head.contentRange()
+            connection.discardBody()
+            requester.pool.park(connection)
+            if let range, range.first == nil, range.completeLength == 0 {
+                return resource(url, head, length: 0, ranges: false)
+            }
+            throw FastgetError.status(416, reason: head.reason, url: url)
+        case 200...299:
+            // The server ignored the range: the body is the whole file; do not read it here.
+            connection.shutdown()
+            let length = head.isChunked || head.hasTransferEncoding ? headLength : (head.contentLength ?? headLength)
+            return resource(url, head, length: length, ranges: false)
+        default:
+            connection.shutdown()
+            throw FastgetError.status(head.status, reason: head.reason, url: url)
+        }
+    }
+
+    private func resource(_ url: HTTPURL, _ head: ResponseHead, length: Int64?, ranges: Bool) -> RemoteResource {
+        RemoteResource(url: url, length: length, acceptsRanges: ranges, etag: head.etag,
+                       lastModified: head.lastModified, contentDisposition: head.contentDisposition)
+    }
+
+    /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never
+    /// from https to http). Returns the final response with its connection and URL.
+    func follow(_ method: String, from start: HTTPURL, extra: [(name: String, value: String)] = []) throws
+        -> (HTTPConnection, ResponseHead, HTTPURL) {
+        var url = start
+        var visited: Set<String> = [start.description]
+        var hops = 0
+        while true {
+            let (connection, head) = try requester.send(requester.request(method, url, extra: extra))
+            guard [301, 302, 303, 307, 308].contains(head.status), let location = head.location else {
+                return (connection, head, url)
+            }
+            connection.discardBody()
+            requester.pool.park(connection)
+            hops += 1
+            guard hops <= Prober.maximumRedirects else {
+                throw FastgetError(.protocolViolation, "more than \(Prober.maximumRedirects) redirects, last to \(url)")
+            }
+            let next: HTTPURL
+            do {
+                next = try url.resolving(location)
+            } catch {
+                throw FastgetError(.protocolViolation, "invalid redirect from \(url) to '\(location)': \(error)")
+            }
+            if url.scheme == .https && next.scheme == .http {
+                throw FastgetError(.protocolViolation, "refusing redirect from https to http (\(next))")
+            }
+            guard visited.insert(next.description).inserted else {
+                throw FastgetError(.protocolViolation, "redirect loop at \(next)")
+            }
+            url = next
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// What the probe learned about the file on the server.
+public struct RemoteResource: Sendable, Equatable {
+    /// The URL after redirects; every range request goes here.
+    public let url: HTTPURL
+    /// The length in bytes; nil when the server does not say (chunked or close-delimited).
+    public let length: Int64?
+    /// Whether the server answers byte-range requests with 206.
+    public let acceptsRanges: Bool
+    /// The entity tag as sent, weak or strong.
+    public let etag: String?
+    public let lastModified: String?
+    public let contentDisposition: String?
+
+    /// The entity tag when it is strong (weak tags cannot guard a byte range, RFC 9110 §13.1.5).
+    public var strongETag: String? {
+        guard let etag, !etag.hasPrefix("W/") else { return nil }
+        return etag
+    }
+
+    /// Whether the download can be split into parallel byte ranges.
+    public var isSegmentable: Bool { acceptsRanges && (length ?? 0) > 0 }
+}

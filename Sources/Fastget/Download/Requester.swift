@@ -1,0 +1,56 @@
+/// Sends requests with fastget's standard fields over pooled or new connections.
+final class Requester: Sendable {
+    let connector: Connector
+    let pool: ConnectionPool
+    let options: DownloadOptions
+    /// Credentials from the URL, sent only to the origin they were given for.
+    private let credentials: (origin: String, value: String)?
+
+    init(connector: Connector, pool: ConnectionPool, options: DownloadOptions, url: HTTPURL) {
+        self.connector = connector
+        self.pool = pool
+        self.options = options
+        if let user = url.user {
+            let pair = Array(user.utf8) + [UInt8(ascii: ":")] + Array((url.password ?? "").utf8)
+            credentials = (url.origin, "Basic " + base64Encoded(pair))
+        } else {
+            credentials = nil
+        }
+    }
+
+    func request(_ method: String, _ url: HTTPURL, extra: [(name: String, value: String)] = []) -> HTTPRequest {
+        var fields: [(name: String, value: String)] = [
+            ("User-Agent", options.userAgent),
+            ("Accept", "*/*"),
+            ("Accept-Encoding", "identity"),
+        ]
+        fields += extra
+        if let credentials, credentials.origin == url.origin,
+           !options.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            fields.append(("Authorization", credentials.value))
+        }
+        fields += options.headers
+        return HTTPRequest(method: method, url: url, fields: fields)
+    }
+
+    /// Sends `request` and reads the response head. A parked connection that the server closed
+    /// while idle is replaced by a new one once (the request had not been answered).
+    func send(_ request: HTTPRequest, onConnection: (HTTPConnection?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
+        if let parked = pool.take(origin: request.url.origin) {
+            onConnection(parked)
+            do {
+                try parked.send(request)
+                return (parked, try parked.readHead(method: request.method))
+            } catch TransferError.closedBeforeResponse(reused: true) {
+                // fall through to a new connection
+            } catch let error as SystemError where !error.isTimeout {
+                // reset or broken pipe on a stale connection: same
+            }
+            onConnection(nil)
+        }
+        let connection = try connector.connect(to: request.url)
+        onConnection(connection)
+        try connection.send(request)
+        return (connection, try connection.readHead(method: request.method))
+    }
+}

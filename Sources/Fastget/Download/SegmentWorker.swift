@@ -1,0 +1,132 @@
+/// One worker thread's loop: claim a segment, request its remaining range, validate the
+/// response, read into this worker's pool buffer and `pwrite` at the segment's offset,
+/// publish the watermark; retry temporary failures from the watermark.
+struct SegmentWorker {
+    let id: Int
+    let transfer: Transfer
+    let buffer: UnsafeMutableRawBufferPointer
+
+    private var url: HTTPURL { transfer.resource.url }
+
+    /// Ranged mode: segments until none is left.
+    func run(table: SegmentTable) {
+        while !transfer.isStopped, let segment = table.claim() {
+            do {
+                try withRetries { try fetch(segment) }
+            } catch {
+                transfer.fail(error)
+                return
+            }
+        }
+    }
+
+    /// Single-stream mode (no range support or unknown length): one GET of the whole body.
+    /// A failed attempt cannot resume without ranges, so a retry starts over at byte 0.
+    func runStream(progress: Segment) {
+        do {
+            try withRetries {
+                progress.written.store(0, ordering: .releasing)
+                let length = try stream(progress)
+                transfer.streamedLength.store(length, ordering: .releasing)
+            }
+        } catch {
+            transfer.fail(error)
+        }
+    }
+
+    private func withRetries(_ attempt: () throws -> Void) throws(FastgetError) {
+        var failures = 0
+        while !transfer.isStopped {
+            do {
+                try attempt()
+                return
+            } catch {
+                if transfer.isStopped { return } // our own shutdown, not the server's fault
+                let failure = FastgetError.from(error, url: url)
+                guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
+                failures += 1
+                transfer.retries.add(1, ordering: .relaxed)
+                // Exponential back-off with jitter: 0.25 s, 0.5 s, 1 s … capped at 8 s.
+                let base = min(8.0, 0.25 * Double(1 << min(failures - 1, 6)))
+                transfer.pause(seconds: base * Double.random(in: 0.75...1.25))
+            }
+        }
+    }
+
+    private func fetch(_ segment: Segment) throws {
+        let start = segment.written.load(ordering: .acquiring)
+        let end = segment.end.load(ordering: .acquiring)
+        guard start < end else { return }
+        let range = ByteRange(start: start, end: end)
+        let request = transfer.requester.request("GET", url, extra: [("Range", range.headerValue)])
+        let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
+        defer { transfer.track(id, nil) }
+        try validate(head, for: range, connection: connection)
+
+        var offset = start
+        while offset < end {
+            let want = Int(min(Int64(buffer.count), end - offset))
+            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            if count == 0 {
+                throw TransferError.truncatedBody(received: offset - start, expected: range.count)
+            }
+            try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+            offset += Int64(count)
+            segment.written.store(offset, ordering: .releasing)
+        }
+        // Everything asked for is in; keep the connection only if the body ended exactly there.
+        if try connection.finishBody(scratch: buffer) {
+            transfer.requester.pool.park(connection)
+        } else {
+            connection.shutdown()
+        }
+    }
+
+    /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
+    private func validate(_ head: ResponseHead, for range: ByteRange, connection: HTTPConnection) throws {
+        guard head.status == 206 else {
+            connection.shutdown()
+            if (200...299).contains(head.status) {
+                throw FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
+            }
+            throw FastgetError.status(head.status, reason: head.reason, url: url)
+        }
+        let contentRange: ContentRange?
+        do {
+            contentRange = try head.contentRange()
+        } catch {
+            connection.shutdown()
+            throw error
+        }
+        let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: transfer.resource.length)
+        guard contentRange == expected else {
+            connection.shutdown()
+            let got = head.value("content-range").map { "'\($0)'" } ?? "none"
+            throw FastgetError(.protocolViolation, "server sent Content-Range \(got) for \(range.headerValue) of \(transfer.resource.length ?? 0) bytes")
+        }
+        if !head.hasTransferEncoding, let length = head.contentLength, length != range.count {
+            connection.shutdown()
+            throw FastgetError(.protocolViolation, "server sent Content-Length \(length) for \(range.headerValue)")
+        }
+    }
+
+    private func stream(_ progress: Segment) throws -> Int64 {
+        let request = transfer.requester.request("GET", url)
+        let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
+        defer { transfer.track(id, nil) }
+        guard (200...299).contains(head.status), head.status != 206 else {
+            connection.shutdown()
+            throw FastgetError.status(head.status, reason: head.reason, url: url)
+        }
+        var offset: Int64 = 0
+        while true {
+            let count = try connection.readBody(into: buffer)
+            if count == 0 { break }
+            try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+            offset += Int64(count)
+            progress.written.store(offset, ordering: .releasing)
+        }
+        transfer.requester.pool.park(connection)
+        return offset
+    }
+}

@@ -1,0 +1,74 @@
+import Synchronization
+
+/// What the workers of one download share: where to fetch, where to write, and how to stop.
+/// Workers touch only atomics here on the data path; the locks guard rare events (failure,
+/// connection hand-over for cancellation).
+final class Transfer: Sendable {
+    let requester: Requester
+    let resource: RemoteResource
+    let output: OutputFile
+    let options: DownloadOptions
+    /// Wakes the coordinator early (a worker ended, or the download was stopped).
+    let wake = WakeSignal()
+
+    private let stopped = Atomic<Bool>(false)
+    private let firstFailure = Mutex<FastgetError?>(nil)
+    private let activeConnections = Mutex<[Int: HTTPConnection]>([:])
+    let runningWorkers = Atomic<Int>(0)
+    let retries = Atomic<Int>(0)
+    /// For a single stream: the number of bytes the body turned out to have.
+    let streamedLength = Atomic<Int64>(-1)
+
+    init(requester: Requester, resource: RemoteResource, output: OutputFile, options: DownloadOptions) {
+        self.requester = requester
+        self.resource = resource
+        self.output = output
+        self.options = options
+    }
+
+    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+    var failure: FastgetError? { firstFailure.withLock { $0 } }
+
+    /// Records the first failure and stops every worker.
+    func fail(_ error: FastgetError) {
+        firstFailure.withLock { if $0 == nil { $0 = error } }
+        stop()
+    }
+
+    /// Stops the workers: sets the flag they check between reads and shuts down the connections
+    /// they may be blocked on.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        activeConnections.withLock { connections in
+            for connection in connections.values { connection.shutdown() }
+        }
+        wake.signal()
+    }
+
+    /// Registers the connection worker `id` is using (nil when it has none), so `stop()` can
+    /// unblock it. A connection registered after a stop is shut down at once.
+    func track(_ id: Int, _ connection: HTTPConnection?) {
+        activeConnections.withLock { connections in
+            connections[id] = connection
+            if let connection, isStopped { connection.shutdown() }
+        }
+    }
+
+    func workerFinished() {
+        runningWorkers.subtract(1, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// Sleeps up to `seconds`, returning early when the download is stopped.
+    func pause(seconds: Double) {
+        let deadline = MonotonicClock.seconds() + seconds
+        while !isStopped {
+            let left = deadline - MonotonicClock.seconds()
+            if left <= 0 { return }
+            var request = timespec(tv_sec: 0, tv_nsec: Int(min(left, 0.02) * 1e9))
+            nanosleep(&request, nil)
+        }
+    }
+}
+
+internal import Glibc

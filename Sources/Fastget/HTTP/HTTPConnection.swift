@@ -1,0 +1,213 @@
+internal import Glibc
+
+/// One HTTP/1.1 connection: sends request heads, parses response heads, and reads bodies framed
+/// by Content-Length, chunked coding or connection close. Used by one thread at a time.
+///
+/// Body bytes are read straight into the caller's buffer (chunked bodies are de-framed there in
+/// place); the connection's own small buffer only holds bytes that arrived with the head.
+package final class HTTPConnection: @unchecked Sendable {
+    package let stream: any ByteStream
+    package let origin: String
+    /// Requests answered on this connection so far.
+    package private(set) var responses = 0
+
+    private let receive: UnsafeMutableRawBufferPointer
+    private var bufferedStart = 0
+    private var bufferedEnd = 0
+
+    private enum Framing {
+        case none
+        case length(remaining: Int64)
+        case chunked(ChunkedDecoder)
+        case untilClose
+    }
+
+    private var framing: Framing = .none
+    private var bodyReceived: Int64 = 0
+    private var bodyExpected: Int64?
+    private var keepAlive = false
+    private var broken = false
+
+    package init(stream: any ByteStream, origin: String) {
+        self.stream = stream
+        self.origin = origin
+        receive = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
+    deinit { receive.deallocate() }
+
+    /// Whether another request may be sent: the last body was read to its end and the server
+    /// keeps the connection open.
+    package var isReusable: Bool {
+        if broken || !keepAlive { return false }
+        if case .none = framing { return bufferedStart == bufferedEnd }
+        return false
+    }
+
+    package func send(_ request: HTTPRequest) throws {
+        let bytes = request.serialized()
+        do {
+            try bytes.withUnsafeBytes { try stream.write($0) }
+        } catch {
+            broken = true
+            throw error
+        }
+    }
+
+    /// Reads the next final response head (1xx interim responses are skipped) and prepares the
+    /// body reader for it. `method` decides whether a body follows (none for HEAD).
+    package func readHead(method: String) throws -> ResponseHead {
+        broken = true // until the head is in
+        var parser = HeadParser()
+        var receivedAny = false
+        while true {
+            if bufferedStart == bufferedEnd {
+                bufferedStart = 0
+                bufferedEnd = try stream.read(into: receive)
+                if bufferedEnd == 0 {
+                    throw receivedAny ? TransferError.closedInHead : TransferError.closedBeforeResponse(reused: responses > 0)
+                }
+            }
+            receivedAny = true
+            let available = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(receive)[bufferedStart..<bufferedEnd])
+            guard let (head, consumed) = try parser.feed(available) else {
+                bufferedStart = bufferedEnd
+                continue
+            }
+            bufferedStart += consumed
+            if head.status >= 100 && head.status < 200 && head.status != 101 {
+                parser = HeadParser()
+                continue
+            }
+            responses += 1
+            broken = false
+            keepAlive = head.allowsKeepAlive
+            bodyReceived = 0
+            bodyExpected = nil
+            if method == "HEAD" || head.status == 204 || head.status == 304 {
+                framing = .none
+            } else if head.hasTransferEncoding {
+                // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3); a coding other than a
+                // final chunked means the body runs to the close.
+                if head.isChunked {
+                    framing = .chunked(ChunkedDecoder())
+                } else {
+                    framing = .untilClose
+                    keepAlive = false
+                }
+                if head.contentLength != nil { keepAlive = false }
+            } else if let length = head.contentLength {
+                bodyExpected = length
+                framing = length == 0 ? .none : .length(remaining: length)
+            } else {
+                framing = .untilClose
+                keepAlive = false
+            }
+            return head
+        }
+    }
+
+    /// Reads body bytes into `buffer`; returns 0 once the body has ended.
+    /// Throws `TransferError.truncatedBody` when the connection ends before the body does.
+    package func readBody(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        precondition(buffer.count > 0)
+        switch framing {
+        case .none:
+            return 0
+        case .length(let remaining):
+            let want = Int(min(Int64(buffer.count), remaining))
+            let count = try readRaw(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            if count == 0 {
+                broken = true
+                throw TransferError.truncatedBody(received: bodyReceived, expected: bodyExpected)
+            }
+            bodyReceived += Int64(count)
+            framing = remaining == Int64(count) ? .none : .length(remaining: remaining - Int64(count))
+            return count
+        case .untilClose:
+            let count = try readRaw(into: buffer)
+            bodyReceived += Int64(count)
+            if count == 0 { framing = .none }
+            return count
+        case .chunked(var decoder):
+            while true {
+                let fromBuffer = bufferedStart < bufferedEnd
+                let raw: UnsafeRawBufferPointer
+                if fromBuffer {
+                    let take = min(bufferedEnd - bufferedStart, buffer.count)
+                    raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(receive)[bufferedStart..<(bufferedStart + take)])
+                } else {
+                    let count = try stream.read(into: buffer)
+                    if count == 0 {
+                        broken = true
+                        throw TransferError.truncatedBody(received: bodyReceived, expected: nil)
+                    }
+                    raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count])
+                }
+                let (consumed, produced) = try decoder.decode(raw, into: buffer.baseAddress!)
+                if fromBuffer {
+                    bufferedStart += consumed
+                } else if consumed < raw.count {
+                    // Bytes after the last chunk: with no pipelining there is nothing they could be.
+                    keepAlive = false
+                }
+                bodyReceived += Int64(produced)
+                if decoder.isDone {
+                    framing = .none
+                    return produced
+                }
+                framing = .chunked(decoder)
+                if produced > 0 { return produced }
+            }
+        }
+    }
+
+    /// Called once the caller has every body byte it wanted: whether the body ended exactly
+    /// there. A close-delimited body is abandoned (and the connection with it).
+    package func finishBody(scratch: UnsafeMutableRawBufferPointer) throws -> Bool {
+        switch framing {
+        case .none:
+            return true
+        case .untilClose:
+            framing = .none
+            keepAlive = false
+            return true
+        case .length:
+            return false
+        case .chunked:
+            return try readBody(into: scratch) == 0
+        }
+    }
+
+    /// Reads and drops the rest of a small body so the connection can be reused; gives up
+    /// (leaving it unusable) past `limit` bytes.
+    package func discardBody(limit: Int = 64 * 1024) {
+        var dropped = 0
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        defer { scratch.deallocate() }
+        while dropped <= limit {
+            guard let count = try? readBody(into: scratch) else { broken = true; return }
+            if count == 0 { return }
+            dropped += count
+        }
+        broken = true
+    }
+
+    /// Bytes from the head's leftovers first, then from the stream.
+    private func readRaw(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if bufferedStart < bufferedEnd {
+            let count = min(bufferedEnd - bufferedStart, buffer.count)
+            buffer.baseAddress!.copyMemory(from: receive.baseAddress! + bufferedStart, byteCount: count)
+            bufferedStart += count
+            return count
+        }
+        do {
+            return try stream.read(into: buffer)
+        } catch {
+            broken = true
+            throw error
+        }
+    }
+
+    package func shutdown() { stream.shutdown() }
+}

@@ -1,0 +1,106 @@
+/// Incremental parser for a response head, with limits on size and line count.
+///
+/// Feed bytes as they arrive; it takes only the bytes of the head and reports how many it
+/// consumed, so the body bytes that follow in the same read stay with the caller.
+/// Lines may end in CRLF or a bare LF; obs-fold continuation lines are joined with a space.
+package struct HeadParser: Sendable {
+    /// The largest head accepted, terminator included.
+    package static let maximumHeadBytes = 64 * 1024
+    /// The most header lines accepted (status line not counted).
+    package static let maximumHeaderLines = 100
+
+    private var buffer: [UInt8] = []
+    private var lineStart = 0
+    private var lineCount = 0
+
+    package init() {}
+
+    /// Consumes bytes of `input` until the head is complete.
+    /// - Returns: the head and the number of bytes of `input` it used, or nil when it needs more.
+    package mutating func feed(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (head: ResponseHead, consumed: Int)? {
+        for (index, byte) in input.enumerated() {
+            buffer.append(byte)
+            if buffer.count > HeadParser.maximumHeadBytes { throw .headTooLarge(limit: HeadParser.maximumHeadBytes) }
+            if buffer.count <= 5 && byte != Array("HTTP/".utf8)[buffer.count - 1] { throw .notHTTP }
+            guard byte == 0x0A else { continue }
+            let lineEnd = buffer.count - 1
+            let isEmptyLine = lineEnd == lineStart || (lineEnd == lineStart + 1 && buffer[lineStart] == 0x0D)
+            if isEmptyLine {
+                let head = try parse()
+                return (head, index + 1)
+            }
+            lineCount += 1
+            if lineCount > HeadParser.maximumHeaderLines + 1 { throw .tooManyHeaderLines(limit: HeadParser.maximumHeaderLines) }
+            lineStart = buffer.count
+        }
+        return nil
+    }
+
+    /// Convenience for tests and small inputs.
+    package mutating func feed(_ bytes: [UInt8]) throws(HTTPParseError) -> (head: ResponseHead, consumed: Int)? {
+        var result: Result<(head: ResponseHead, consumed: Int)?, HTTPParseError> = .success(nil)
+        bytes.withUnsafeBytes { raw in
+            do throws(HTTPParseError) { result = .success(try feed(raw)) } catch { result = .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func lines() -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        for index in buffer.indices where buffer[index] == 0x0A {
+            var end = index
+            if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+            lines.append(buffer[start..<end])
+            start = index + 1
+        }
+        lines.removeLast() // the empty line that ends the head
+        return lines
+    }
+
+    private func parse() throws(HTTPParseError) -> ResponseHead {
+        let lines = lines()
+        let (minor, status, reason) = try parseStatusLine(lines[0])
+        var fields: [ResponseHead.Field] = []
+        for line in lines.dropFirst() {
+            if let first = line.first, first == 0x20 || first == 0x09 {
+                // obs-fold (RFC 9112 §5.2): a user agent replaces it with a space.
+                guard !fields.isEmpty else { throw .malformedHeaderLine }
+                let continuation = String(decoding: line, as: UTF8.self).trimmingASCIISpaces()
+                fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? continuation : " " + continuation
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { throw .malformedHeaderLine }
+            let name = line[line.startIndex..<colon]
+            guard name.allSatisfy(HeadParser.isTokenByte) else { throw .malformedHeaderLine }
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingASCIISpaces()
+            fields.append(.init(name: String(decoding: name, as: UTF8.self).lowercased(), value: value))
+        }
+        return try ResponseHead(status: status, reason: reason, minorVersion: minor, fields: fields)
+    }
+
+    /// `HTTP/1.x SP 3DIGIT [SP reason]`.
+    private func parseStatusLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> (Int, Int, String) {
+        let bytes = Array(line)
+        guard bytes.count >= 12, bytes.starts(with: Array("HTTP/".utf8)) else { throw .malformedStatusLine }
+        guard bytes[5] == UInt8(ascii: "1"), bytes[6] == UInt8(ascii: "."), bytes[7] >= 0x30, bytes[7] <= 0x39 else {
+            throw .unsupportedVersion(String(decoding: bytes.prefix(while: { $0 != 0x20 }), as: UTF8.self))
+        }
+        guard bytes[8] == 0x20 else { throw .malformedStatusLine }
+        let code = bytes[9..<12]
+        guard code.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), bytes[9] != 0x30 else { throw .malformedStatusLine }
+        if bytes.count > 12 && bytes[12] != 0x20 { throw .malformedStatusLine }
+        let status = code.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        let reason = bytes.count > 13 ? String(decoding: bytes[13...], as: UTF8.self) : ""
+        return (Int(bytes[7] - 0x30), status, reason)
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

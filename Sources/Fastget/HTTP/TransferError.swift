@@ -1,0 +1,20 @@
+/// Failures of a response's framing, found while reading it.
+package enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The connection ended before a response head arrived. On a reused keep-alive connection
+    /// this is the server closing it while idle, and the request is safe to repeat.
+    case closedBeforeResponse(reused: Bool)
+    /// The connection ended inside the head.
+    case closedInHead
+    /// The connection ended before the body's announced end (Content-Length or last chunk).
+    case truncatedBody(received: Int64, expected: Int64?)
+
+    package var description: String {
+        switch self {
+        case .closedBeforeResponse: "the server closed the connection without answering"
+        case .closedInHead: "the server closed the connection in the middle of the response head"
+        case .truncatedBody(let received, let expected):
+            if let expected { "the connection closed after \(received) of \(expected) body bytes" }
+            else { "the connection closed after \(received) bytes, before the end of the chunked body" }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+internal import Glibc
+
+/// A joinable POSIX thread running a Swift closure.
+///
+/// The closure travels to the new thread in a retained box through a `@convention(c)` trampoline;
+/// handing a capturing closure to `pthread_create` directly crashes the Swift 6 compiler.
+package final class PosixThread: @unchecked Sendable {
+    private var handle: pthread_t
+    private var joined = false
+
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Starts `body` on a new thread with `stackSize` bytes of stack.
+    /// The corresponding C function is `pthread_create`.
+    package init(stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { argument in
+            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        if result != 0 {
+            Unmanaged<Box>.fromOpaque(box).release()
+            throw SystemError("pthread_create", errno: result)
+        }
+        handle = thread
+    }
+
+    /// Waits for the thread to finish. The corresponding C function is `pthread_join`.
+    package func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(handle, nil)
+    }
+
+    deinit {
+        if !joined { pthread_detach(handle) }
+    }
+}
+
+/// A flag with a condition variable: threads wait (with a bound) until it is signalled.
+///
+/// Used for the coordinator's wake-ups and interruptible back-off sleeps; never on the data path.
+package final class WakeSignal: @unchecked Sendable {
+    // Heap-allocated: pthread objects must not move, and `&property` on a class gives no such promise.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var pending = false
+
+    package init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Wakes one waiter, or the next one to wait.
+    package func signal() {
+        pthread_mutex_lock(mutex)
+        pending = true
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Waits until signalled or until `seconds` pass; returns whether it was signalled.
+    /// Consumes the signal.
+    @discardableResult
+    package func wait(seconds: Double) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let whole = Int(seconds)
+        let nanos = Int((seconds - Double(whole)) * 1e9)
+        deadline.tv_sec += whole
+        deadline.tv_nsec += nanos
+        if deadline.tv_nsec >= 1_000_000_000 {
+            deadline.tv_sec += 1
+            deadline.tv_nsec -= 1_000_000_000
+        }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !pending {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+        }
+        let signalled = pending
+        pending = false
+        return signalled
+    }
+}

@@ -1,0 +1,66 @@
+internal import COpenSSL
+internal import Glibc
+
+/// Client TLS settings shared by every connection of a download: protocol floor, trust store,
+/// verification mode. Wraps an `SSL_CTX`.
+package final class TLSContext: @unchecked Sendable {
+    let context: OpaquePointer
+    package let verifiesPeer: Bool
+
+    /// Bundles tried when OpenSSL's compiled-in default is missing (minimal containers), in order:
+    /// Debian/Ubuntu/Alpine, Fedora/RHEL, older SUSE/Alpine/distroless layouts.
+    package static let fallbackBundles = [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+        "/etc/ssl/cert.pem",
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+        "/etc/ssl/ca-bundle.pem",
+    ]
+
+    /// - Parameters:
+    ///   - caFile: a PEM bundle to trust instead of the system store.
+    ///   - verifyPeer: false for `--insecure`: no certificate or host name check.
+    package init(caFile: String?, verifyPeer: Bool) throws(TLSError) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSError(kind: .configuration, reason: "cannot create a TLS context: \(TLSError.queueText())")
+        }
+        self.context = context
+        self.verifiesPeer = verifyPeer
+        _ = fastget_SSL_CTX_set_min_proto_version(context, fastget_TLS1_2_VERSION())
+        // Truncation is detected from Content-Length/Content-Range, never from how TLS ended.
+        SSL_CTX_set_options(context, fastget_SSL_OP_IGNORE_UNEXPECTED_EOF() | fastget_SSL_OP_NO_COMPRESSION() | fastget_SSL_OP_NO_RENEGOTIATION())
+        _ = fastget_SSL_CTX_set_mode(context, fastget_SSL_MODE_AUTO_RETRY())
+        SSL_CTX_set_verify(context, verifyPeer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
+        guard verifyPeer else { return }
+        if let caFile {
+            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                let detail = TLSError.queueText()
+                throw TLSError(kind: .configuration, reason: "cannot load CA file \(caFile)\(detail.isEmpty ? "" : ": \(detail)")")
+            }
+            return
+        }
+        try loadSystemTrust()
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    /// `SSL_CERT_FILE`/`SSL_CERT_DIR` when set (OpenSSL reads them itself), otherwise OpenSSL's
+    /// default paths plus the first well-known bundle that exists.
+    private func loadSystemTrust() throws(TLSError) {
+        _ = SSL_CTX_set_default_verify_paths(context)
+        ERR_clear_error()
+        if getenv("SSL_CERT_FILE") != nil || getenv("SSL_CERT_DIR") != nil { return }
+        let defaultFile = String(cString: X509_get_default_cert_file())
+        if FileSystem.exists(defaultFile) { return }
+        for bundle in TLSContext.fallbackBundles where FileSystem.exists(bundle) {
+            if SSL_CTX_load_verify_locations(context, bundle, nil) == 1 { return }
+            ERR_clear_error()
+        }
+        let defaultDirectory = String(cString: X509_get_default_cert_dir())
+        if FileSystem.isDirectory(defaultDirectory) { return }
+        throw TLSError(kind: .configuration, reason: "no CA certificates found (set SSL_CERT_FILE, pass --cacert FILE, or -k to skip verification)")
+    }
+
+    /// The OpenSSL library version, e.g. "OpenSSL 3.0.19 27 Jan 2026".
+    package static var libraryVersion: String { String(cString: fastget_OpenSSL_version_text()) }
+}

@@ -1,0 +1,36 @@
+internal import COpenSSL
+
+/// A TLS failure: why the handshake, the certificate check or a record failed.
+package struct TLSError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable {
+        /// The peer's certificate was rejected (expired, unknown CA, wrong name, …).
+        case verification
+        /// The handshake failed for another reason (protocol version, alert, reset).
+        case handshake
+        /// The trust store or a CA file could not be loaded.
+        case configuration
+        /// A TLS record failed after the handshake.
+        case transfer
+    }
+
+    package let kind: Kind
+    package let reason: String
+
+    package var description: String { reason }
+
+    /// Drains OpenSSL's per-thread error queue into one line ("" when it is empty).
+    static func queueText() -> String {
+        var parts: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // "error:0A000086:SSL routines::certificate verify failed" → the reason after the last ':'.
+            let reason = text.split(separator: ":", omittingEmptySubsequences: false).last.map(String.init) ?? text
+            parts.append(reason)
+        }
+        return parts.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,92 @@
+internal import COpenSSL
+internal import Glibc
+
+/// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O.
+package final class TLSStream: ByteStream, @unchecked Sendable {
+    private let ssl: OpaquePointer
+    private let socket: Socket
+
+    /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
+    /// verified against the certificate's IP addresses and are not sent as SNI.
+    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool) throws(TLSError) {
+        guard let ssl = SSL_new(context.context) else {
+            throw TLSError(kind: .configuration, reason: "cannot create a TLS session: \(TLSError.queueText())")
+        }
+        self.ssl = ssl
+        self.socket = socket
+        ERR_clear_error()
+        SSL_set_fd(ssl, socket.descriptor)
+        if hostIsIPAddress {
+            if context.verifiesPeer {
+                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+            }
+        } else {
+            _ = fastget_SSL_set_tlsext_host_name(ssl, host)
+            if context.verifiesPeer { SSL_set1_host(ssl, host) }
+        }
+        let result = SSL_connect(ssl)
+        if result != 1 {
+            let error = SSL_get_error(ssl, result)
+            let savedErrno = errno
+            let verify = SSL_get_verify_result(ssl)
+            let queued = TLSError.queueText()
+            if context.verifiesPeer && verify != Int(X509_V_OK) {
+                let reason = String(cString: X509_verify_cert_error_string(verify))
+                throw TLSError(kind: .verification, reason: "certificate verification failed: \(reason)")
+            }
+            if error == SSL_ERROR_SYSCALL && queued.isEmpty {
+                if savedErrno == EAGAIN || savedErrno == EWOULDBLOCK {
+                    throw TLSError(kind: .handshake, reason: "TLS handshake timed out")
+                }
+                let why = savedErrno == 0 ? "connection closed by the server" : SystemError.describe(savedErrno)
+                throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(why)")
+            }
+            throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(queued.isEmpty ? "error \(error)" : queued)")
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        ERR_clear_error()
+        var count = 0
+        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return count }
+        if let error = failure(of: "read", SSL_get_error(ssl, 0)) { throw error }
+        return 0
+    }
+
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            ERR_clear_error()
+            var count = 0
+            if SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &count) == 1 {
+                offset += count
+                continue
+            }
+            throw failure(of: "write", SSL_get_error(ssl, 0)) ?? SystemError("send", errno: EPIPE)
+        }
+    }
+
+    package func shutdown() { socket.shutdown() }
+
+    /// Maps an `SSL_get_error` result to an error; nil means a clean end of stream.
+    private func failure(of operation: String, _ code: Int32) -> (any Error)? {
+        let savedErrno = errno
+        switch code {
+        case SSL_ERROR_ZERO_RETURN:
+            return nil
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            // A blocking socket reports its SO_RCVTIMEO/SO_SNDTIMEO expiry this way.
+            return SystemError(operation == "read" ? "recv" : "send", errno: EAGAIN)
+        case SSL_ERROR_SYSCALL:
+            let queued = TLSError.queueText()
+            if !queued.isEmpty { return TLSError(kind: .transfer, reason: queued) }
+            if savedErrno == 0 { return nil }
+            return SystemError(operation == "read" ? "recv" : "send", errno: savedErrno)
+        default:
+            let queued = TLSError.queueText()
+            return TLSError(kind: .transfer, reason: "TLS \(operation) failed: \(queued.isEmpty ? "error \(code)" : queued)")
+        }
+    }
+}

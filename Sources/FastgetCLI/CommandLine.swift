@@ -1,0 +1,148 @@
+import Fastget
+
+/// What the command line asked for.
+struct Invocation {
+    var url: String?
+    var options = DownloadOptions()
+    var quiet = false
+    var showHelp = false
+    var showVersion = false
+}
+
+/// A command-line mistake: reported as a usage error (exit 64) before any network access.
+struct UsageError: Error {
+    let message: String
+}
+
+enum ArgumentParser {
+    /// Parses `arguments` (without the program name). Accepts `-n 8`, `-n8`, `--segments 8`,
+    /// `--segments=8`, and `--` before a URL that starts with "-".
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var invocation = Invocation()
+        var index = 0
+        var positional: [String] = []
+
+        func value(for option: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            index += 1
+            guard index < arguments.count else { throw UsageError(message: "option \(option) needs a value") }
+            return arguments[index]
+        }
+        func number(_ text: String, for option: String) throws(UsageError) -> Int {
+            guard let number = Int(text) else { throw UsageError(message: "option \(option) needs a whole number, not '\(text)'") }
+            return number
+        }
+        func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
+            guard let number = Double(text), number > 0, number.isFinite else {
+                throw UsageError(message: "option \(option) needs a positive number of seconds, not '\(text)'")
+            }
+            return number
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            defer { index += 1 }
+            if argument == "--" {
+                positional += arguments[(index + 1)...]
+                index = arguments.count
+                break
+            }
+            guard argument.hasPrefix("-"), argument != "-" else {
+                positional.append(argument)
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            } else if !argument.hasPrefix("--"), argument.count > 2 {
+                // "-n8": a short option with its value attached.
+                name = String(argument.prefix(2))
+                inline = String(argument.dropFirst(2))
+            }
+            switch name {
+            case "-h", "--help":
+                invocation.showHelp = true
+            case "-V", "--version":
+                invocation.showVersion = true
+            case "-q", "--quiet":
+                invocation.quiet = true
+            case "-k", "--insecure":
+                invocation.options.insecure = true
+            case "--overwrite":
+                invocation.options.overwrite = true
+            case "-o", "--output":
+                let path = try value(for: name, inline: inline)
+                guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name") }
+                invocation.options.output = path
+            case "-d", "--directory":
+                let path = try value(for: name, inline: inline)
+                guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a directory") }
+                invocation.options.directory = path
+            case "-n", "--segments":
+                let count = try number(try value(for: name, inline: inline), for: name)
+                guard DownloadOptions.segmentRange.contains(count) else {
+                    throw UsageError(message: "option \(name) must be between 1 and 64 (got \(count))")
+                }
+                invocation.options.segments = count
+            case "--cacert":
+                invocation.options.caFile = try value(for: name, inline: inline)
+            case "--connect-timeout":
+                invocation.options.connectTimeout = try seconds(try value(for: name, inline: inline), for: name)
+            case "--timeout":
+                invocation.options.timeout = try seconds(try value(for: name, inline: inline), for: name)
+            case "--retries":
+                let count = try number(try value(for: name, inline: inline), for: name)
+                guard count >= 0 else { throw UsageError(message: "option \(name) must not be negative") }
+                invocation.options.retries = count
+            default:
+                throw UsageError(message: "unknown option '\(argument)'")
+            }
+            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-k", "--insecure", "--overwrite"].contains(name) {
+                throw UsageError(message: "option \(name) takes no value")
+            }
+        }
+        if invocation.showHelp || invocation.showVersion { return invocation }
+        guard positional.count == 1 else {
+            throw UsageError(message: positional.isEmpty ? "no URL given" : "one URL at a time (got \(positional.count))")
+        }
+        invocation.url = positional[0]
+        return invocation
+    }
+
+    static let help = """
+    Usage: fastget [options] URL
+
+    Downloads URL over parallel byte ranges into ./NAME (the URL's file name), writing to
+    NAME.part and renaming it only when every byte is in.
+
+    Options:
+      -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)
+      -o, --output FILE       save as FILE
+      -d, --directory DIR     save in DIR (default: the current directory)
+          --overwrite         replace an existing file (default: refuse, exit 73)
+          --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
+      -k, --insecure          do not verify the server's certificate or host name
+          --connect-timeout S seconds to wait for a connection (default 15)
+          --timeout S         seconds a read may wait for data before retrying (default 30)
+          --retries N         retries per segment after temporary failures (default 5)
+      -q, --quiet             print nothing but errors
+      -h, --help              print this help
+      -V, --version           print the versions of fastget and OpenSSL
+
+    Exit codes:
+      0    the file is complete under its final name
+      64   usage: bad option or URL (nothing was sent)
+      66   not found: HTTP 404/410, or the --cacert file cannot be read
+      68   the host name does not resolve
+      69   unavailable: connection refused or unreachable, or a server error (5xx)
+      73   the output exists (use --overwrite) or cannot be created
+      74   local I/O error, e.g. disk full
+      75   temporary failure after retries: timeout, dropped connection, 408/429/502/503/504
+      76   protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected
+      77   access denied: HTTP 401/403/407
+      130  interrupted
+
+    """
+}

@@ -1,0 +1,56 @@
+import Glibc
+
+/// Writes to the standard streams with `write(2)`: no stdio buffers shared between threads.
+enum Console {
+    static func write(_ text: String, to descriptor: Int32 = 2) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+
+    static func error(_ message: String, hint: String? = nil) {
+        var text = "fastget: error: \(message)\n"
+        if let hint { text += "hint: \(hint)\n" }
+        write(text)
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+}
+
+/// Human-readable sizes and durations, binary units as curl and aria2 print them.
+enum Format {
+    static func bytes(_ value: Double) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var amount = value
+        var unit = 0
+        while amount >= 1024 && unit < units.count - 1 {
+            amount /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(Int(amount)) B" : "\(fixed(amount, amount < 10 ? 2 : 1)) \(units[unit])"
+    }
+
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int((value * scale).rounded())
+        let whole = scaled / Int(scale)
+        var fraction = String(scaled % Int(scale))
+        while fraction.count < digits { fraction = "0" + fraction }
+        return digits == 0 ? "\(whole)" : "\(whole).\(fraction)"
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return "\(fixed(seconds, seconds < 10 ? 2 : 1)) s" }
+        let total = Int(seconds.rounded())
+        let hours = total / 3600, minutes = total / 60 % 60, secs = total % 60
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
+    }
+}

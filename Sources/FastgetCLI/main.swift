@@ -1,0 +1,45 @@
+import Fastget
+import Glibc
+
+// TLS writes go through the socket: a peer that closes must produce EPIPE, not kill us.
+signal(SIGPIPE, SIG_IGN)
+
+let invocation: Invocation
+do {
+    invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Console.error(error.message, hint: "see fastget --help")
+    exit(64)
+}
+
+if invocation.showHelp {
+    Console.write(ArgumentParser.help, to: 1)
+    exit(0)
+}
+if invocation.showVersion {
+    Console.write("fastget \(Fastget.version)\n\(Fastget.openSSLVersion)\n", to: 1)
+    exit(0)
+}
+
+do throws(FastgetError) {
+    let download = try Download(url: invocation.url!, options: invocation.options)
+    let line: ProgressLine? = !invocation.quiet && Console.stderrIsTerminal ? ProgressLine() : nil
+    let report: DownloadReport
+    do throws(FastgetError) {
+        report = try download.run { progress in line?.update(progress) }
+    } catch {
+        line?.clear()
+        throw error
+    }
+    line?.clear()
+    if !invocation.quiet {
+        let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
+        let segments = report.segments == 1 ? "1 segment" : "\(report.segments) segments"
+        let retries = report.retries > 0 ? ", \(report.retries) retries" : ""
+        Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(retries))\n")
+    }
+    exit(0)
+} catch {
+    Console.error(error.message, hint: error.hint)
+    exit(error.exitCode)
+}
