@@ -20,7 +20,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
         ),
         .executableTarget(name: "FastgetCLI", dependencies: ["Fastget"]),
-        .target(name: "FastgetTestSupport", dependencies: ["Fastget"]),
+        // Loopback HTTP server that misbehaves on purpose, nginx and CLI harnesses, SHA-256.
+        // Shared by the tests and Bench; may use Foundation.
+        .target(name: "FastgetTestSupport", dependencies: ["Fastget", "COpenSSL"]),
         .executableTarget(
             name: "Bench",
             dependencies: ["Fastget", "FastgetTestSupport"],

@@ -141,7 +141,6 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Resolves a `Location` value against this URL (RFC 3986 §5.2). Credentials are not carried.
     public func resolving(_ reference: String) throws(URLParseError) -> HTTPURL {
         let reference = reference.trimmingASCIISpaces()
-        guard !reference.isEmpty else { throw URLParseError(reason: "empty Location") }
         if HTTPURL.schemeSeparator(in: Substring(reference)) != nil {
             return try HTTPURL(reference)
         }

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+
+/// A real nginx serving a folder on a free loopback port, from a private prefix in the
+/// foreground; its access log records method, URI, status, `Range` and bytes sent.
+public final class Nginx: @unchecked Sendable {
+    public let port: Int
+    public let root: String
+    public let prefix: TemporaryDirectory
+    private let process: Process
+
+    /// Where nginx is, or nil when it is not installed.
+    public static var executable: String? { findExecutable("nginx") }
+
+    /// - Parameters:
+    ///   - files: name → contents, written world-readable (the worker runs as `nobody`).
+    ///   - tls: certificate and key files; the server then speaks only HTTPS.
+    ///   - extraConfiguration: directives added inside the `server` block.
+    public init(files: [String: [UInt8]], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "") throws {
+        guard let executable = Nginx.executable else { throw HarnessError("nginx is not installed") }
+        prefix = try TemporaryDirectory("fastget-nginx")
+        root = prefix.file("html")
+        for folder in ["conf", "logs", "html", "tmp"] {
+            try FileManager.default.createDirectory(atPath: prefix.file(folder), withIntermediateDirectories: true)
+        }
+        for (name, bytes) in files {
+            let path = root + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        _ = try runProcess("/bin/chmod", ["-R", "a+rX", prefix.path])
+
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = try freeLoopbackPort()
+            let listen = tls == nil ? "listen 127.0.0.1:\(port);" : "listen 127.0.0.1:\(port) ssl;"
+            let certificates = tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? ""
+            let configuration = """
+            daemon off;
+            pid logs/nginx.pid;
+            worker_processes 1;
+            error_log logs/error.log;
+            events { worker_connections 1024; }
+            http {
+                log_format fastget '$request_method $uri $status "$http_range" $body_bytes_sent';
+                access_log logs/access.log fastget;
+                client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
+                uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+                default_type application/octet-stream;
+                keepalive_requests 10000;
+                server {
+                    \(listen)
+                    \(certificates)
+                    root \(root);
+                    \(extraConfiguration)
+                }
+            }
+            """
+            try configuration.write(toFile: prefix.file("conf/nginx.conf"), atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["-p", prefix.path, "-c", "conf/nginx.conf", "-e", "logs/error.log"]
+            process.standardOutput = Foundation.FileHandle.nullDevice
+            process.standardError = Foundation.FileHandle.nullDevice
+            try process.run()
+            if waitForListener(port: port) {
+                self.port = port
+                self.process = process
+                return
+            }
+            process.terminate()
+            process.waitUntilExit()
+            lastError = (try? String(contentsOfFile: prefix.file("logs/error.log"), encoding: .utf8)) ?? ""
+        }
+        throw HarnessError("nginx did not start: \(lastError)")
+    }
+
+    deinit { stop() }
+
+    public func url(_ path: String, host: String = "127.0.0.1", scheme: String = "http") -> String {
+        "\(scheme)://\(host):\(port)\(path)"
+    }
+
+    /// Access log lines: `METHOD URI STATUS "RANGE" BYTES`.
+    public func accessLog() -> [String] {
+        let text = (try? String(contentsOfFile: prefix.file("logs/access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// A CA and a server certificate for `localhost` (no IP address in it), made with the
+/// `openssl` command at test time so nothing that expires is committed.
+public struct TestCertificates: Sendable {
+    public let caCertificate: String
+    public let serverCertificate: String
+    public let serverKey: String
+
+    public init(in directory: TemporaryDirectory) throws {
+        guard let openssl = findExecutable("openssl") else { throw HarnessError("openssl is not installed") }
+        let d = directory.path
+        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: d + "/ext.cnf", atomically: true, encoding: .utf8)
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=fastget test CA"],
+            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=localhost"],
+            ["x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key",
+             "-CAcreateserial", "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf"],
+        ]
+        for step in steps {
+            let result = try runProcess(openssl, step)
+            guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
+        }
+        _ = try runProcess("/bin/chmod", ["a+r", d + "/server.key", d + "/server.pem"])
+        caCertificate = d + "/ca.pem"
+        serverCertificate = d + "/server.pem"
+        serverKey = d + "/server.key"
+    }
+}
