@@ -1,0 +1,301 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// Downloads `url` into a fresh directory with `configure`d options.
+private func download(_ url: String, segments: Int = 4, configure: (inout DownloadOptions) -> Void = { _ in })
+    throws -> (report: Result<DownloadReport, FastgetError>, directory: TemporaryDirectory, output: String) {
+    let directory = try TemporaryDirectory()
+    var options = DownloadOptions()
+    options.segments = segments
+    options.minimumSegmentSize = 64 * 1024
+    options.output = directory.file("out.bin")
+    options.timeout = 10
+    options.connectTimeout = 5
+    configure(&options)
+    let download = try Download(url: url, options: options)
+    let result: Result<DownloadReport, FastgetError>
+    do throws(FastgetError) { result = .success(try download.run()) } catch { result = .failure(error) }
+    return (result, directory, options.output!)
+}
+
+private let data = testBytes(count: (1 << 20) + 3)
+
+@Suite struct LoopbackDownloadTests {
+    @Test func fetchesEachSegmentWithExactlyTheRangeItNeeds() throws {
+        let server = try TestServer(file: TestFile(data))
+        let (result, directory, output) = try download(server.url(), segments: 4)
+        defer { directory.remove() }
+        let report = try result.get()
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        #expect(report.bytes == Int64(data.count) && report.segments == 4 && report.retries == 0)
+        #expect(!FileManager.default.fileExists(atPath: output + ".part"))
+
+        let requests = server.requests
+        #expect(requests.first?.method == "HEAD")
+        let ranges = Set(requests.filter { $0.method == "GET" }.compactMap { $0.header("Range") })
+        // 1 MiB + 3 bytes over 4: 262145, 262145, 262145, 262144 bytes.
+        #expect(ranges == ["bytes=0-262144", "bytes=262145-524289", "bytes=524290-786434", "bytes=786435-1048578"])
+        for request in requests {
+            #expect(request.header("Host") == "127.0.0.1:\(server.port)")
+            #expect(request.header("User-Agent") == "fastget/\(Fastget.version)")
+            #expect(request.header("Accept-Encoding") == "identity")
+            #expect(request.header("Authorization") == nil)
+        }
+    }
+
+    @Test func reusesTheProbeConnectionForTheTransfer() throws {
+        let server = try TestServer(file: TestFile(Array(data.prefix(1000))))
+        let (result, directory, output) = try download(server.url(), segments: 1)
+        defer { directory.remove() }
+        _ = try result.get()
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data.prefix(1000)))
+        #expect(server.requests.map(\.method) == ["HEAD", "GET"])
+        #expect(server.requests.map(\.connection) == [0, 0])
+        #expect(server.connectionCount == 1)
+    }
+
+    @Test func fallsBackToOneStreamWhenRangesAreIgnored() throws {
+        var file = TestFile(data)
+        file.honorsRange = false
+        file.advertisesRanges = false
+        let server = try TestServer(file: file)
+        let (result, directory, output) = try download(server.url(), segments: 8)
+        defer { directory.remove() }
+        #expect(try result.get().segments == 1)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        let gets = server.requests.filter { $0.method == "GET" }
+        // The bytes=0-0 probe is answered with 200; then exactly one plain GET.
+        #expect(gets.map { $0.header("Range") } == ["bytes=0-0", nil])
+    }
+
+    @Test func probesWithARangedGetWhenHeadIsRefused() throws {
+        var file = TestFile(data)
+        file.allowsHead = false
+        let server = try TestServer(file: file)
+        let (result, directory, output) = try download(server.url(), segments: 2)
+        defer { directory.remove() }
+        #expect(try result.get().segments == 2)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        let requests = server.requests
+        #expect(requests.prefix(2).map(\.method) == ["HEAD", "GET"])
+        #expect(requests[1].header("Range") == "bytes=0-0")
+        #expect(Set(requests.dropFirst(2).compactMap { $0.header("Range") }) == ["bytes=0-524289", "bytes=524290-1048578"])
+    }
+
+    @Test(arguments: [TestFile.Framing.chunked(chunkSize: 7001), .untilClose])
+    func streamsBodiesOfUnknownLength(framing: TestFile.Framing) throws {
+        var file = TestFile(data)
+        file.framing = framing
+        file.honorsRange = false
+        file.advertisesRanges = false
+        let server = try TestServer(file: file)
+        let (result, directory, output) = try download(server.url())
+        defer { directory.remove() }
+        let report = try result.get()
+        #expect(report.bytes == Int64(data.count) && report.segments == 1)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+    }
+
+    @Test func readsChunkedRangedResponses() throws {
+        var chunked = TestFile(data)
+        chunked.framing = .chunked(chunkSize: 4093)
+        let file = chunked
+        let server = try TestServer { request in
+            // HEAD must announce a length for the download to be segmented.
+            var headFile = file
+            if request.method == "HEAD" { headFile.framing = .contentLength }
+            return .file(headFile)
+        }
+        let (result, directory, output) = try download(server.url(), segments: 3)
+        defer { directory.remove() }
+        #expect(try result.get().segments == 3)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+    }
+
+    @Test(arguments: [0, 1])
+    func downloadsTinyFiles(size: Int) throws {
+        let bytes = Array(data.prefix(size))
+        let server = try TestServer(file: TestFile(bytes))
+        let (result, directory, output) = try download(server.url())
+        defer { directory.remove() }
+        #expect(try result.get().bytes == Int64(size))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data(bytes))
+    }
+
+    @Test func resumesASegmentFromItsWatermarkAfterADrop() throws {
+        var file = TestFile(data)
+        file.drop = DropPlan(afterBytes: 100_000, times: 1)
+        let server = try TestServer(file: file)
+        let (result, directory, output) = try download(server.url(), segments: 1)
+        defer { directory.remove() }
+        #expect(try result.get().retries == 1)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        let ranges = server.requests.filter { $0.method == "GET" }.map { $0.header("Range") }
+        #expect(ranges == ["bytes=0-1048578", "bytes=100000-1048578"])
+    }
+
+    @Test func neverWritesAResponseWithTheWrongContentRange() throws {
+        var lying = TestFile(data)
+        lying.contentRangeShift = 1
+        let file = lying
+        let server = try TestServer { request in
+            var answer = file
+            if request.method == "HEAD" { answer.contentRangeShift = 0 }
+            return .file(answer)
+        }
+        let (result, directory, output) = try download(server.url(), segments: 2)
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .protocolViolation && error.exitCode == 76)
+        #expect(error.message.contains("Content-Range"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        // The .part file holds no byte of the rejected responses (it is still all zeros).
+        let part = try Data(contentsOf: URL(fileURLWithPath: output + ".part"))
+        #expect(part.count == data.count && part.allSatisfy { $0 == 0 })
+    }
+
+    @Test func treatsAnIgnoredRangeMidDownloadAsAnError() throws {
+        let file = TestFile(data)
+        let server = try TestServer { request in
+            // An honest HEAD, then 200s with the whole body to the range requests.
+            var answer = file
+            if request.method == "GET" { answer.honorsRange = false }
+            return .file(answer)
+        }
+        let (result, directory, _) = try download(server.url(), segments: 2)
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.message.contains("server ignored the byte range"))
+        #expect(error.exitCode == 76)
+    }
+
+    @Test func followsRedirectChainsAndFetchesRangesFromTheFinalURL() throws {
+        let server = try TestServer { request in
+            switch request.target {
+            case "/start": .redirect(status: 301, location: "http://127.0.0.1:\(request.header("Host")!.split(separator: ":")[1])/a/one")
+            case "/a/one": .redirect(status: 302, location: "two")
+            case "/a/two": .redirect(status: 307, location: "../b/final.bin")
+            case "/b/final.bin": .file(TestFile(data))
+            default: .status(404)
+            }
+        }
+        let (result, directory, output) = try download(server.url("/start"), segments: 2)
+        defer { directory.remove() }
+        let report = try result.get()
+        #expect(report.resource.url.target == "/b/final.bin")
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        #expect(server.requests.filter { $0.header("Range") != nil }.allSatisfy { $0.target == "/b/final.bin" })
+    }
+
+    @Test func detectsRedirectLoops() throws {
+        let server = try TestServer { request in
+            .redirect(status: 302, location: request.target == "/a" ? "/b" : "/a")
+        }
+        let (result, directory, _) = try download(server.url("/a"))
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.message.contains("redirect loop") && error.exitCode == 76)
+    }
+
+    @Test func stopsAfterTenRedirects() throws {
+        let server = try TestServer { request in
+            let hop = Int(request.target.dropFirst()) ?? 0
+            return hop == 11 ? .file(TestFile(data)) : .redirect(status: 308, location: "/\(hop + 1)")
+        }
+        let (tooMany, directory, _) = try download(server.url("/0"))
+        defer { directory.remove() }
+        guard case .failure(let error) = tooMany else { Issue.record("expected a failure"); return }
+        #expect(error.message.contains("more than 10 redirects"))
+        let (tenHops, other, _) = try download(server.url("/1"))
+        defer { other.remove() }
+        #expect(throws: Never.self) { try tenHops.get() }
+    }
+
+    @Test func sendsCredentialsOnlyToTheirOwnHost() throws {
+        let server = try TestServer { request in
+            // 127.0.0.1 → localhost is another host for credentials, though the same server.
+            request.header("Host")!.hasPrefix("127.0.0.1")
+                ? .redirect(status: 302, location: "http://localhost:\(request.header("Host")!.split(separator: ":")[1])/f")
+                : .file(TestFile(Array(data.prefix(10))))
+        }
+        let url = "http://user:secret@127.0.0.1:\(server.port)/f"
+        let (result, directory, _) = try download(url)
+        defer { directory.remove() }
+        _ = try result.get()
+        let requests = server.requests
+        #expect(requests.first?.header("Authorization") == "Basic dXNlcjpzZWNyZXQ=")
+        #expect(requests.dropFirst().allSatisfy { $0.header("Authorization") == nil })
+    }
+
+    @Test(arguments: [(404, Int32(66)), (403, 77), (500, 69), (503, 75)])
+    func mapsErrorStatusesToExitCodes(status: Int, exit: Int32) throws {
+        let server = try TestServer { _ in .status(status, body: "no") }
+        let (result, directory, output) = try download(server.url())
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.exitCode == exit && error.httpStatus == status)
+        #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: output + ".part"))
+    }
+
+    @Test func rejectsGarbageInsteadOfHTTP() throws {
+        let server = try TestServer { _ in .raw(Array("SSH-2.0-OpenSSH_9.2\r\n".utf8)) }
+        let (result, directory, _) = try download(server.url())
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .protocolViolation && error.message.contains("not HTTP"))
+    }
+
+    @Test func timesOutOnAServerThatNeverAnswers() throws {
+        let server = try TestServer { _ in .hang }
+        let (result, directory, _) = try download(server.url()) { $0.timeout = 0.3 }
+        defer { directory.remove() }
+        server.stop()
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.code == .temporary && error.exitCode == 75)
+    }
+
+    @Test func refusesToReplaceAnExistingFile() throws {
+        let server = try TestServer(file: TestFile(Array(data.prefix(10))))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: directory.file("out.bin")))
+        var options = DownloadOptions()
+        options.output = directory.file("out.bin")
+        #expect(throws: FastgetError.self) { try Download(url: server.url(), options: options).run() }
+        #expect(try String(contentsOfFile: directory.file("out.bin"), encoding: .utf8) == "keep me")
+        options.overwrite = true
+        _ = try Download(url: server.url(), options: options).run()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("out.bin"))) == Data(data.prefix(10)))
+    }
+
+    @Test func cancelStopsTheTransferAndKeepsThePartFile() throws {
+        let server = try TestServer { request in
+            request.method == "HEAD" ? .file(TestFile(data)) : .hang
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("out.bin")
+        let download = try Download(url: server.url(), options: options)
+        let result = Mutex<String>("")
+        let started = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            started.signal()
+            do throws(FastgetError) { _ = try download.run() } catch { result.withLock { $0 = error.code.rawValue } }
+        }
+        thread.start()
+        started.wait()
+        // Wait (bounded) until the workers' requests have arrived, then cancel.
+        let deadline = Date().addingTimeInterval(10)
+        while server.requests.filter({ $0.method == "GET" }).isEmpty && Date() < deadline { usleep(1000) }
+        download.cancel()
+        let finished = Date().addingTimeInterval(10)
+        while result.withLock({ $0.isEmpty }) && Date() < finished { usleep(1000) }
+        #expect(result.withLock { $0 } == "cancelled")
+        #expect(FileManager.default.fileExists(atPath: directory.file("out.bin.part")))
+    }
+}
+
+import Synchronization
