@@ -1,0 +1,121 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `fastget` in a fresh directory.
+private func fastget(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProcessResult {
+    try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+}
+
+@Suite struct CommandLineTests {
+    let data = testBytes(count: (2 << 20) + 5, seed: 11)
+
+    @Test func savesTheFileUnderItsURLNameAndExitsZero() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-n", "2", server.url("/dir/my%20file.bin")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("my file.bin")) == SHA256.hex(data))
+        #expect(result.stderr.hasPrefix("fastget: saved my file.bin ("))
+        #expect(result.stderr.contains("2 segments"))
+        #expect(result.stdout.isEmpty)
+        let quiet = try fastget(["-q", "-o", "q.bin", server.url()], in: directory)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty)
+        #expect(SHA256.hex(ofFile: directory.file("q.bin")) == SHA256.hex(data))
+    }
+
+    @Test func refusesToOverwriteWithoutBeingAsked() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: directory.file("file.bin")))
+        let refused = try fastget([server.url()], in: directory)
+        #expect(refused.status == 73)
+        #expect(refused.stderr == "fastget: error: file.bin already exists\nhint: use --overwrite to replace it, or -o FILE to save elsewhere\n")
+        let replaced = try fastget(["--overwrite", server.url()], in: directory)
+        #expect(replaced.status == 0)
+        #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
+    }
+
+    @Test func reportsNotFoundWithExit66() throws {
+        let server = try TestServer { _ in .status(404, body: "gone") }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget([server.url("/missing")], in: directory)
+        #expect(result.status == 66)
+        #expect(result.stderr == "fastget: error: server answered 404 Status for \(server.url("/missing"))\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func reportsARefusedConnectionWithExit69() throws {
+        let port = try freeLoopbackPort()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["http://127.0.0.1:\(port)/f"], in: directory)
+        #expect(result.status == 69)
+        #expect(result.stderr == "fastget: error: connection refused by 127.0.0.1:\(port)\n")
+    }
+
+    @Test func reportsAnUnknownHostWithExit68() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["http://no-such-host.invalid/f"], in: directory)
+        #expect(result.status == 68)
+        #expect(result.stderr.hasPrefix("fastget: error: cannot resolve host 'no-such-host.invalid'"))
+    }
+
+    @Test(arguments: [
+        (["ftp://example.com/f"], "fastget: error: invalid URL 'ftp://example.com/f': unsupported scheme 'ftp' (only http and https)\n"),
+        (["http://[::1/"], "fastget: error: invalid URL 'http://[::1/': unterminated IPv6 address in URL\n"),
+        (["http://host:99999/"], "fastget: error: invalid URL 'http://host:99999/': invalid port '99999'\n"),
+        (["--bogus", "http://h/"], "fastget: error: unknown option '--bogus'\nhint: see fastget --help\n"),
+        (["-n", "65", "http://h/"], "fastget: error: option -n must be between 1 and 64 (got 65)\nhint: see fastget --help\n"),
+        (["-n", "x", "http://h/"], "fastget: error: option -n needs a whole number, not 'x'\nhint: see fastget --help\n"),
+        (["-o"], "fastget: error: option -o needs a value\nhint: see fastget --help\n"),
+        ([], "fastget: error: no URL given\nhint: see fastget --help\n"),
+        (["http://a/", "http://b/"], "fastget: error: one URL at a time (got 2)\nhint: see fastget --help\n"),
+        (["--quiet=yes", "http://a/"], "fastget: error: option --quiet takes no value\nhint: see fastget --help\n"),
+    ])
+    func rejectsBadUsageWithExit64BeforeAnyNetworkAccess(arguments: [String], message: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(arguments, in: directory)
+        #expect(result.status == 64)
+        #expect(result.stderr == message)
+    }
+
+    @Test func helpListsEveryOptionAndExitCode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["--help"], in: directory)
+        #expect(result.status == 0)
+        for option in ["--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
+                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--help", "--version"] {
+            #expect(result.stdout.contains(option), "help lacks \(option)")
+        }
+        for code in ["0 ", "64", "66", "68", "69", "73", "74", "75", "76", "77", "130"] {
+            #expect(result.stdout.contains("\n  \(code)"), "help lacks exit code \(code)")
+        }
+        #expect(result.stdout.hasPrefix("Usage: fastget [options] URL\n"))
+    }
+
+    @Test func versionNamesFastgetAndOpenSSL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["--version"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("fastget \(Fastget.version)\nOpenSSL 3."))
+    }
+
+    @Test func writesIntoTheGivenDirectory() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
+        let result = try fastget(["-d", "sub", "--segments=2", server.url("/x.bin")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("sub/x.bin")) == SHA256.hex(data))
+    }
+}
