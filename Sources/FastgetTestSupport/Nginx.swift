@@ -94,18 +94,38 @@ public final class Nginx: @unchecked Sendable {
     }
 }
 
-/// A CA and a server certificate for `localhost` (no IP address in it), made with the
-/// `openssl` command at test time so nothing that expires is committed.
+/// A CA and a server certificate for `localhost` (no IP address in it), plus an expired one for
+/// the same name and key, made with the `openssl` command at test time so nothing that expires
+/// is committed.
 public struct TestCertificates: Sendable {
     public let caCertificate: String
     public let serverCertificate: String
     public let serverKey: String
+    /// Valid only on 2020-01-01.
+    public let expiredCertificate: String
 
     public init(in directory: TemporaryDirectory) throws {
         guard let openssl = findExecutable("openssl") else { throw HarnessError("openssl is not installed") }
         let d = directory.path
         try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: d + "/ext.cnf", atomically: true, encoding: .utf8)
+        // `openssl ca` is the one subcommand of OpenSSL 3.0 that accepts a start date in the past.
+        try """
+        [ca]
+        default_ca = test
+        [test]
+        database = \(d)/index.txt
+        new_certs_dir = \(d)
+        serial = \(d)/serial
+        default_md = sha256
+        policy = anything
+        [anything]
+        commonName = supplied
+        [server]
+        subjectAltName = DNS:localhost
+        """.write(toFile: d + "/ca.cnf", atomically: true, encoding: .utf8)
+        try "".write(toFile: d + "/index.txt", atomically: true, encoding: .utf8)
+        try "01\n".write(toFile: d + "/serial", atomically: true, encoding: .utf8)
         let steps: [[String]] = [
             ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
              "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=fastget test CA"],
@@ -113,12 +133,16 @@ public struct TestCertificates: Sendable {
              "-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=localhost"],
             ["x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key",
              "-CAcreateserial", "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf"],
+            ["ca", "-batch", "-config", d + "/ca.cnf", "-cert", d + "/ca.pem", "-keyfile", d + "/ca.key",
+             "-in", d + "/server.csr", "-out", d + "/expired.pem", "-extensions", "server",
+             "-startdate", "20200101000000Z", "-enddate", "20200102000000Z"],
         ]
         for step in steps {
             let result = try runProcess(openssl, step)
             guard result.status == 0 else { throw HarnessError("openssl \(step[0]) failed: \(result.stderr)") }
         }
-        _ = try runProcess("/bin/chmod", ["a+r", d + "/server.key", d + "/server.pem"])
+        _ = try runProcess("/bin/chmod", ["a+r", d + "/server.key", d + "/server.pem", d + "/expired.pem"])
+        expiredCertificate = d + "/expired.pem"
         caCertificate = d + "/ca.pem"
         serverCertificate = d + "/server.pem"
         serverKey = d + "/server.key"

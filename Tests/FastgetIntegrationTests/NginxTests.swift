@@ -137,6 +137,36 @@ struct TLSTests {
         }
     }
 
+    @Test func saysWhenTheCertificateHasExpired() throws {
+        let nginx = try Nginx(files: ["file.bin": data], tls: (certificates.expiredCertificate, certificates.serverKey))
+        defer { nginx.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove(); certificateDirectory.remove() }
+        let result = run(nginx.url("/file.bin", host: "localhost", scheme: "https"), into: directory) {
+            $0.caFile = certificates.caCertificate
+        }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.exitCode == 76)
+        #expect(error.message == "TLS with localhost:\(nginx.port): certificate verification failed: certificate has expired")
+    }
+
+    @Test func commandLineExitsWithTheTLSCodeAndPassesWithInsecure() throws {
+        try withServer { nginx, directory in
+            let url = nginx.url("/file.bin", host: "localhost", scheme: "https")
+            let executable = try fastgetExecutable()
+            let rejected = try runProcess(executable, ["-q", url], in: directory.path)
+            #expect(rejected.status == 76)
+            #expect(rejected.stderr.hasPrefix("fastget: error: TLS with localhost:\(nginx.port): certificate verification failed: "))
+            #expect(rejected.stderr.hasSuffix("hint: use --cacert FILE to trust another CA, or -k to skip verification\n"))
+            let trusted = try runProcess(executable, ["-q", "--cacert", certificates.caCertificate, "-o", "a.bin", url], in: directory.path)
+            #expect(trusted.status == 0, "\(trusted.stderr)")
+            let insecure = try runProcess(executable, ["-q", "-k", "-o", "b.bin", url], in: directory.path)
+            #expect(insecure.status == 0, "\(insecure.stderr)")
+            #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+            #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(data))
+        }
+    }
+
     @Test func refusesARedirectFromHTTPSToHTTP() throws {
         try withServer { nginx, directory in
             let result = run(nginx.url("/to-http", host: "localhost", scheme: "https"), into: directory) {
