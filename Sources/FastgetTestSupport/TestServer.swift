@@ -91,28 +91,44 @@ public final class TestServer: Sendable {
     private let acceptThread = Mutex<PosixThread?>(nil)
     private let accepted = Atomic<Int>(0)
 
-    public init(handler: @escaping @Sendable (RecordedRequest) -> TestResponse) throws {
+    /// The address the server listens on: "127.0.0.1" or "::1".
+    public let address: String
+
+    /// - Parameter ipv6: listen on `[::1]` instead of 127.0.0.1.
+    public init(ipv6: Bool = false, handler: @escaping @Sendable (RecordedRequest) -> TestResponse) throws {
         self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        address = ipv6 ? "::1" : "127.0.0.1"
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         guard bound == 0, listen(fd, 128) == 0 else {
             close(fd)
             throw SystemError("bind/listen")
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
+        _ = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        // The port sits at the same offset in sockaddr_in and sockaddr_in6.
+        port = Int(UInt16(bigEndian: withUnsafeBytes(of: &storage) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
         let thread = try PosixThread { [self] in acceptLoop() }
         acceptThread.withLock { $0 = thread }
     }
@@ -124,8 +140,10 @@ public final class TestServer: Sendable {
 
     deinit { stop() }
 
-    /// `http://127.0.0.1:PORT` + `path`.
-    public func url(_ path: String = "/file.bin") -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// `http://127.0.0.1:PORT` (or `http://[::1]:PORT`) + `path`.
+    public func url(_ path: String = "/file.bin") -> String {
+        address.contains(":") ? "http://[\(address)]:\(port)\(path)" : "http://\(address):\(port)\(path)"
+    }
 
     /// Every request received so far, in arrival order.
     public var requests: [RecordedRequest] { recorded.withLock { $0 } }

@@ -45,6 +45,15 @@ private let data = testBytes(count: (1 << 20) + 3)
         }
     }
 
+    @Test func downloadsFromAnIPv6Literal() throws {
+        let server = try TestServer(ipv6: true) { _ in .file(TestFile(data)) }
+        let (result, directory, output) = try download(server.url(), segments: 2)
+        defer { directory.remove() }
+        _ = try result.get()
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        #expect(server.requests.allSatisfy { $0.header("Host") == "[::1]:\(server.port)" })
+    }
+
     @Test func reusesTheProbeConnectionForTheTransfer() throws {
         let server = try TestServer(file: TestFile(Array(data.prefix(1000))))
         let (result, directory, output) = try download(server.url(), segments: 1)
