@@ -1,4 +1,5 @@
 import Fastget
+import Foundation
 import Glibc
 import Synchronization
 
@@ -342,5 +343,3 @@ public final class TestServer: Sendable {
         return .some(Int(first)..<Int(last + 1))
     }
 }
-
-import Foundation

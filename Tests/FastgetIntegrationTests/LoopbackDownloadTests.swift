@@ -1,6 +1,7 @@
 import Fastget
 import FastgetTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Downloads `url` into a fresh directory with `configure`d options.
@@ -306,5 +307,3 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(FileManager.default.fileExists(atPath: directory.file("out.bin.part")))
     }
 }
-
-import Synchronization

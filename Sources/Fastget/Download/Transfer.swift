@@ -1,4 +1,5 @@
 import Synchronization
+internal import Glibc
 
 /// What the workers of one download share: where to fetch, where to write, and how to stop.
 /// Workers touch only atomics here on the data path; the locks guard rare events (failure,
@@ -70,5 +71,3 @@ final class Transfer: Sendable {
         }
     }
 }
-
-internal import Glibc
