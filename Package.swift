@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "FastgetTestSupport", dependencies: ["Fastget", "COpenSSL"]),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Fastget", "FastgetTestSupport"],
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI"],
             path: "Benchmarks/Bench"
         ),
         .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),

@@ -6,6 +6,8 @@
 #include <openssl/x509v3.h>
 #include <openssl/opensslv.h>
 #include <openssl/crypto.h>
+#include <openssl/pem.h>
+#include <openssl/evp.h>
 
 // Wrappers for OpenSSL macros that Swift cannot import.
 
@@ -31,5 +33,8 @@ static inline long fastget_SSL_MODE_AUTO_RETRY(void) { return SSL_MODE_AUTO_RETR
 static inline long fastget_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
 
 static inline const char *fastget_OpenSSL_version_text(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+// For test certificates made in-process (test support and Bench only).
+static inline int fastget_MBSTRING_ASC(void) { return MBSTRING_ASC; }
 
 #endif

@@ -1,0 +1,135 @@
+import COpenSSL
+import Glibc
+
+/// One accepted connection of the test server: plain or TLS, optionally paced to a byte rate.
+final class ServerChannel {
+    let fd: Int32
+    private let ssl: OpaquePointer?
+    private var pacer: Pacer?
+
+    /// Wraps `fd`; performs the TLS handshake when `tls` is given. Nil when the handshake fails.
+    init?(fd: Int32, tls: TestIdentity?, rate: Double?) {
+        self.fd = fd
+        if let rate {
+            // The kernel paces precisely where it can; the userspace bucket below is the fallback
+            // (and is harmless where the kernel already paces at the same rate).
+            var value = UInt64(rate)
+            setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &value, socklen_t(MemoryLayout<UInt64>.size))
+            var buffer: Int32 = 32 * 1024
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+            pacer = Pacer(rate: rate)
+        }
+        guard let tls else {
+            ssl = nil
+            return
+        }
+        guard let ssl = SSL_new(tls.serverContext) else { return nil }
+        SSL_set_fd(ssl, fd)
+        guard SSL_accept(ssl) == 1 else {
+            SSL_free(ssl)
+            return nil
+        }
+        self.ssl = ssl
+    }
+
+    deinit { if let ssl { SSL_free(ssl) } }
+
+    /// Reads some bytes; 0 or less means the peer is gone.
+    func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if let ssl {
+            var count = 0
+            return SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 ? count : 0
+        }
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            return count
+        }
+    }
+
+    /// Writes every byte (paced); false when the peer is gone.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let chunk = pacer?.admit(bytes.count - offset) ?? (bytes.count - offset)
+            guard writeRaw(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk)])) else { return false }
+            offset += chunk
+        }
+        return true
+    }
+
+    func write(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { write($0) }
+    }
+
+    /// Sends `count` bytes of the open file `file` from `offset`: `sendfile` on plain sockets,
+    /// read-then-write under TLS. Returns the bytes sent.
+    func send(file: Int32, offset: Int64, count: Int64, scratch: UnsafeMutableRawBufferPointer) -> Int64 {
+        var sent: Int64 = 0
+        while sent < count {
+            let want = Int(min(Int64(pacer?.admit(Int(min(count - sent, 1 << 30))) ?? Int(min(count - sent, 1 << 30))), count - sent))
+            if ssl == nil {
+                var position = off_t(offset + sent)
+                let result = sendfile(fd, file, &position, want)
+                if result < 0 && errno == EINTR { continue }
+                if result <= 0 { return sent }
+                sent += Int64(result)
+            } else {
+                let piece = min(want, scratch.count)
+                let read = pread(file, scratch.baseAddress, piece, off_t(offset + sent))
+                if read <= 0 { return sent }
+                guard writeRaw(UnsafeRawBufferPointer(rebasing: scratch[0..<read])) else { return sent }
+                sent += Int64(read)
+            }
+        }
+        return sent
+    }
+
+    private func writeRaw(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            if let ssl {
+                var written = 0
+                guard SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &written) == 1 else { return false }
+                offset += written
+            } else {
+                let written = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+        }
+        return true
+    }
+}
+
+/// A userspace token bucket: bytes may leave only as fast as `rate` allows since the first send.
+struct Pacer {
+    let rate: Double
+    private var start: Double?
+    private var sent: Double = 0
+    /// Bytes per step: about 10 ms of traffic, at least 4 KiB.
+    private var step: Int { max(4096, min(64 * 1024, Int(rate / 100))) }
+
+    init(rate: Double) { self.rate = rate }
+
+    /// Waits until the next step may go; returns how many of `wanted` bytes to send now.
+    mutating func admit(_ wanted: Int) -> Int {
+        let now = monotonicSeconds()
+        if start == nil { start = now }
+        let chunk = min(wanted, step)
+        let due = start! + (sent + Double(chunk)) / rate
+        if due > now {
+            var pause = timespec(tv_sec: Int(due - now), tv_nsec: Int((due - now - Double(Int(due - now))) * 1e9))
+            nanosleep(&pause, nil)
+        }
+        sent += Double(chunk)
+        return chunk
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

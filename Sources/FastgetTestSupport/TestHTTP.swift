@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// A request as the test server received it.
+public struct RecordedRequest: Sendable {
+    public let method: String
+    public let target: String
+    /// Header fields in order, names as sent.
+    public let fields: [(name: String, value: String)]
+    /// The head exactly as received.
+    public let raw: String
+    /// Which connection carried it: 0 for the first the server accepted, then 1, 2, …
+    public let connection: Int
+
+    /// The first value of a field, by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        fields.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A response the server finished sending (completely or not): for throughput and tail timing.
+public struct ServedResponse: Sendable {
+    public let connection: Int
+    public let method: String
+    public let status: Int
+    /// Body bytes actually sent.
+    public let bodyBytes: Int64
+    /// Monotonic seconds (`CLOCK_MONOTONIC`) when the head was sent and when the body ended.
+    public let started: Double
+    public let finished: Double
+}
+
+/// How the test server answers one request.
+public enum TestResponse: Sendable {
+    /// Serve a file, with ranges and the misbehaviour its settings ask for.
+    case file(TestFile)
+    case redirect(status: Int, location: String)
+    case status(Int, body: String = "", fields: [(name: String, value: String)] = [])
+    /// Send these bytes, then close.
+    case raw([UInt8])
+    /// Send nothing until the server stops or the client goes away.
+    case hang
+}
+
+/// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.
+public final class DropPlan: Sendable {
+    public let afterBytes: Int
+    private let remaining: Atomic<Int>
+
+    public init(afterBytes: Int, times: Int = 1) {
+        self.afterBytes = afterBytes
+        remaining = Atomic(times)
+    }
+
+    func take() -> Bool {
+        while true {
+            let left = remaining.load(ordering: .relaxed)
+            if left <= 0 { return false }
+            if remaining.compareExchange(expected: left, desired: left - 1, ordering: .relaxed).exchanged { return true }
+        }
+    }
+}
+
+/// A file served by the test server, and how to misbehave while serving it.
+public struct TestFile: Sendable {
+    public enum Framing: Sendable {
+        case contentLength
+        case chunked(chunkSize: Int)
+        /// No length: the body ends when the connection closes.
+        case untilClose
+    }
+
+    /// Where the bytes come from: memory, or a file on disk (sent with `sendfile` on plain HTTP).
+    public enum Content: Sendable {
+        case memory([UInt8])
+        case file(path: String, length: Int64)
+    }
+
+    public var content: Content
+    public var etag: String? = "\"fastget-test-1\""
+    public var lastModified: String? = "Sat, 21 Nov 2026 10:00:00 GMT"
+    /// Answer `Range` with 206 (false: always 200 with the whole body, like `python -m http.server`).
+    public var honorsRange = true
+    /// Send `Accept-Ranges: bytes`.
+    public var advertisesRanges = true
+    /// Answer HEAD (false: 405).
+    public var allowsHead = true
+    public var framing: Framing = .contentLength
+    /// Close ranged responses early, per the plan.
+    public var drop: DropPlan?
+    /// Added to both ends of every Content-Range sent (a lying server).
+    public var contentRangeShift: Int64 = 0
+    /// Keep connections open between requests.
+    public var keepAlive = true
+
+    public init(_ bytes: [UInt8]) { content = .memory(bytes) }
+
+    /// Serves the file at `path` (its length is read now).
+    public init(path: String) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        content = .file(path: path, length: (attributes[.size] as? NSNumber)?.int64Value ?? 0)
+    }
+
+    public var length: Int64 {
+        switch content {
+        case .memory(let bytes): Int64(bytes.count)
+        case .file(_, let length): length
+        }
+    }
+}
