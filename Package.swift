@@ -25,9 +25,11 @@ let package = Package(
         .target(name: "FastgetTestSupport", dependencies: ["Fastget", "COpenSSL"]),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI"],
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "bench-launcher"],
             path: "Benchmarks/Bench"
         ),
+        // Runs one measured process and reports its own peak RSS (see launcher.c for why).
+        .executableTarget(name: "bench-launcher", path: "Benchmarks/BenchLauncher"),
         .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),
         .testTarget(
             name: "FastgetIntegrationTests",

@@ -16,7 +16,10 @@ public final class Nginx: @unchecked Sendable {
     ///   - files: name → contents, written world-readable (the worker runs as `nobody`).
     ///   - tls: certificate and key files; the server then speaks only HTTPS.
     ///   - extraConfiguration: directives added inside the `server` block.
-    public init(files: [String: [UInt8]], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "") throws {
+    ///   - httpConfiguration: directives added inside the `http` block (e.g. a `map`).
+    ///   - listenOptions: parameters of the `listen` directive (e.g. `sndbuf=32k`).
+    public init(files: [String: [UInt8]] = [:], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "",
+                httpConfiguration: String = "", listenOptions: String = "") throws {
         guard let executable = Nginx.executable else { throw HarnessError("nginx is not installed") }
         prefix = try TemporaryDirectory("fastget-nginx")
         root = prefix.file("html")
@@ -33,7 +36,7 @@ public final class Nginx: @unchecked Sendable {
         var lastError = ""
         for _ in 0..<5 {
             let port = try freeLoopbackPort()
-            let listen = tls == nil ? "listen 127.0.0.1:\(port);" : "listen 127.0.0.1:\(port) ssl;"
+            let listen = "listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl") \(listenOptions);"
             let certificates = tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? ""
             let configuration = """
             daemon off;
@@ -42,12 +45,14 @@ public final class Nginx: @unchecked Sendable {
             error_log logs/error.log;
             events { worker_connections 1024; }
             http {
-                log_format fastget '$request_method $uri $status "$http_range" $body_bytes_sent';
+                log_format fastget '$request_method $uri $status "$http_range" $body_bytes_sent $connection $msec';
                 access_log logs/access.log fastget;
                 client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
                 uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
                 default_type application/octet-stream;
                 keepalive_requests 10000;
+                sendfile on;
+                \(httpConfiguration)
                 server {
                     \(listen)
                     \(certificates)
@@ -81,7 +86,7 @@ public final class Nginx: @unchecked Sendable {
         "\(scheme)://\(host):\(port)\(path)"
     }
 
-    /// Access log lines: `METHOD URI STATUS "RANGE" BYTES`.
+    /// Access log lines: `METHOD URI STATUS "RANGE" BYTES CONNECTION-SERIAL MSEC`.
     public func accessLog() -> [String] {
         let text = (try? String(contentsOfFile: prefix.file("logs/access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)

@@ -7,6 +7,8 @@ import Foundation
 public final class TestIdentity: @unchecked Sendable {
     /// The certificate as PEM, to pass as `--cacert`.
     public let certificatePath: String
+    /// The private key as PEM, for servers that need files (nginx).
+    public let keyPath: String
     let serverContext: OpaquePointer
 
     public init(directory: TemporaryDirectory) throws {
@@ -40,6 +42,12 @@ public final class TestIdentity: @unchecked Sendable {
         guard let file = fopen(certificatePath, "w") else { throw HarnessError("cannot write \(certificatePath)") }
         PEM_write_X509(file, certificate)
         fclose(file)
+        keyPath = directory.file("identity.key")
+        guard let keyFile = fopen(keyPath, "w") else { throw HarnessError("cannot write \(keyPath)") }
+        PEM_write_PrivateKey(keyFile, key, nil, nil, 0, nil, nil)
+        fclose(keyFile)
+        chmod(keyPath, 0o644)
+        chmod(certificatePath, 0o644)
 
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw HarnessError("SSL_CTX_new failed") }
         guard SSL_CTX_use_certificate(context, certificate) == 1, SSL_CTX_use_PrivateKey(context, key) == 1 else {

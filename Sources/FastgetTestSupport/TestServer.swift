@@ -103,10 +103,12 @@ public final class TestServer: Sendable {
     /// How many connections the server has accepted.
     public var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
-    /// Forgets the requests and responses recorded so far (between benchmark runs).
+    /// Forgets the requests and responses recorded so far and restarts connection numbering at
+    /// 0 (between benchmark runs, when no connection is open).
     public func clearRecords() {
         recorded.withLock { $0.removeAll() }
         served.withLock { $0.removeAll() }
+        accepted.store(0, ordering: .relaxed)
     }
 
     /// Stops accepting, closes every connection, and waits for the accept loop.

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Bench's command line.
+struct BenchOptions {
+    var quick = false
+    var segments: [Int] = [1, 2, 4, 8, 16, 32]
+    var repetitions = 3
+    /// Bytes of the raw scenarios' file.
+    var rawSize: Int64 = 1 << 30
+    /// Seconds a capped run takes at the ideal rate (the file is N × cap × this).
+    var cappedSeconds = 2.0
+    /// Seconds an uneven run takes at the ideal rate.
+    var unevenSeconds = 1.0
+    var scenarios: [ScenarioKind] = ScenarioKind.allCases
+    var jsonPath: String?
+    var nginx = false
+    var externalURL: String?
+    var compare = false
+
+    static let usage = """
+    Usage: swift run -c release Bench [options]
+
+    Measures fastget by segment count against an embedded loopback server (no network needed).
+
+      --quick              a short smoke run (64 MiB, N = 1 and 4, one repetition)
+      --segments LIST      segment counts, e.g. 1,4,16 (default 1,2,4,8,16,32)
+      --repetitions N      runs per cell; the table shows the median and min-max (default 3)
+      --size MIB           size of the raw scenarios' file (default 1024)
+      --scenarios LIST     raw,raw-tls,capped,uneven (default: all)
+      --nginx              run against a local nginx instead (when installed)
+      --url URL            measure an external server (raw scenario only)
+      --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
+      --json FILE          write every cell as JSON too
+
+    """
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var index = 0
+        func next(_ name: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw HarnessFailure("\(name) needs a value") }
+            return arguments[index]
+        }
+        func list(_ text: String) throws -> [Int] {
+            let values = text.split(separator: ",").compactMap { Int($0) }
+            guard !values.isEmpty, values.allSatisfy({ (1...64).contains($0) }) else { throw HarnessFailure("bad list '\(text)'") }
+            return values
+        }
+        var explicitSegments: [Int]?
+        var explicitRepetitions: Int?
+        var explicitSize: Int64?
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--quick": options.quick = true
+            case "--segments": explicitSegments = try list(try next("--segments"))
+            case "--repetitions":
+                guard let value = Int(try next("--repetitions")), value >= 1 else { throw HarnessFailure("bad --repetitions") }
+                explicitRepetitions = value
+            case "--size":
+                guard let value = Int64(try next("--size")), value >= 1 else { throw HarnessFailure("bad --size") }
+                explicitSize = value << 20
+            case "--scenarios":
+                options.scenarios = try next("--scenarios").split(separator: ",").map {
+                    guard let kind = ScenarioKind(rawValue: String($0)) else { throw HarnessFailure("unknown scenario '\($0)'") }
+                    return kind
+                }
+            case "--nginx": options.nginx = true
+            case "--url": options.externalURL = try next("--url")
+            case "--compare": options.compare = true
+            case "--json": options.jsonPath = try next("--json")
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default: throw HarnessFailure("unknown option '\(arguments[index])'")
+            }
+            index += 1
+        }
+        if options.quick {
+            options.segments = [1, 4]
+            options.repetitions = 1
+            options.rawSize = 64 << 20
+            options.cappedSeconds = 0.5
+            options.unevenSeconds = 0.5
+        }
+        if let explicitSegments { options.segments = explicitSegments }
+        if let explicitRepetitions { options.repetitions = explicitRepetitions }
+        if let explicitSize { options.rawSize = explicitSize }
+        if options.externalURL != nil { options.scenarios = [.raw] }
+        return options
+    }
+}
+
+struct HarnessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

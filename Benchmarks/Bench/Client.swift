@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+
+/// A downloader Bench runs as a whole process: fastget itself or an anchor.
+struct Tool {
+    let name: String
+    let path: String
+    /// The most segments it can use; 1 for single-connection tools.
+    let maxSegments: Int
+    let arguments: (_ url: String, _ output: String, _ segments: Int, _ caFile: String?) -> [String]
+
+    /// fastget, built next to Bench (Bench depends on the CLI target, so it is there).
+    static func fastget() throws -> Tool {
+        let directory = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path
+        let path = directory + "/fastget"
+        guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessFailure("fastget is not built at \(path)") }
+        return Tool(name: "fastget", path: path, maxSegments: 64) { url, output, segments, ca in
+            ["-q", "--overwrite", "-n", "\(segments)", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url]
+        }
+    }
+
+    /// The anchors found on PATH, and the names of those missing.
+    static func anchors() -> (found: [Tool], missing: [String]) {
+        var found: [Tool] = []
+        var missing: [String] = []
+        func add(_ name: String, _ maxSegments: Int, _ arguments: @escaping (String, String, Int, String?) -> [String]) {
+            if let path = findExecutable(name) {
+                found.append(Tool(name: name, path: path, maxSegments: maxSegments, arguments: arguments))
+            } else {
+                missing.append(name)
+            }
+        }
+        add("curl", 1) { url, output, _, ca in ["-s", "-S", "-f", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url] }
+        add("wget2", 1) { url, output, _, ca in ["-q", "-O", output] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url] }
+        add("aria2c", 16) { url, output, segments, ca in
+            ["-q", "-x", "\(segments)", "-s", "\(segments)", "-k", "1M", "--file-allocation=none", "--allow-overwrite=true",
+             "--auto-file-renaming=false", "-d", (output as NSString).deletingLastPathComponent,
+             "-o", (output as NSString).lastPathComponent] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url]
+        }
+        add("axel", 64) { url, output, segments, ca in
+            ["-q", "-n", "\(segments)", "-o", output] + (ca == nil ? [] : ["-k"]) + [url]
+        }
+        add("lftp", 64) { url, output, segments, ca in
+            let trust = ca.map { "set ssl:ca-file \($0); " } ?? ""
+            return ["-c", "\(trust)set net:max-retries 1; pget -n \(segments) -o '\(output)' '\(url)'"]
+        }
+        return (found, missing)
+    }
+}
+
+/// What one process run cost.
+struct Measurement {
+    let status: Int32
+    let seconds: Double
+    /// Peak resident set, bytes.
+    let peakRSS: Int64
+    /// User + system CPU seconds.
+    let cpuSeconds: Double
+    let log: String
+}
+
+/// Runs `path` with `arguments` through `bench-launcher`, which measures wall time, peak RSS and
+/// CPU time of that process alone. Kills the launcher and its child after `timeout` seconds.
+func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throws -> Measurement {
+    let launcher = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path + "/bench-launcher"
+    let logPath = NSTemporaryDirectory() + "fastget-bench-\(getpid()).log"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: launcher)
+    process.arguments = [logPath, path] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(-pid, SIGKILL); kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    watchdog.cancel()
+    let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    unlink(logPath)
+    let fields = report.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard fields.count == 4, let status = Int32(fields[0]), let seconds = Double(fields[1]),
+          let rss = Int64(fields[2]), let cpu = Double(fields[3]) else {
+        throw HarnessFailure("bench-launcher failed for \(path): \(report)")
+    }
+    return Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log)
+}
+
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func selfExecutable() throws -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { throw HarnessFailure("cannot find Bench's own path") }
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+import FastgetTestSupport

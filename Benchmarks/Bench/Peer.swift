@@ -1,0 +1,193 @@
+import FastgetTestSupport
+import Foundation
+
+/// What the server saw of one run.
+struct RunStats {
+    /// Seconds from the first to the last data response finishing; nil when unknown.
+    let tail: Double?
+    /// The ideal throughput (bytes/s): the sum of the caps of the connections that carried data.
+    let ideal: Double?
+}
+
+/// The server Bench measures against.
+protocol Peer: AnyObject {
+    var name: String { get }
+    /// The CA to trust for TLS scenarios.
+    var caFile: String? { get }
+    func url(_ kind: ScenarioKind, size: Int64) throws -> String
+    func beginRun(_ kind: ScenarioKind)
+    func endRun(_ kind: ScenarioKind) -> RunStats
+    func stop()
+}
+
+/// Generated data on disk, shared by the local peers; every size is a prefix of one file.
+final class DataFile {
+    let directory: TemporaryDirectory
+    let path: String
+    let size: Int64
+
+    init(size: Int64) throws {
+        directory = try TemporaryDirectory("fastget-bench-data")
+        path = directory.file("data.bin")
+        self.size = size
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let block = testBytes(count: 16 << 20, seed: 99)
+        var written: Int64 = 0
+        while written < size {
+            let count = Int(min(Int64(block.count), size - written))
+            try handle.write(contentsOf: block[0..<count])
+            written += Int64(count)
+        }
+        try handle.close()
+        chmod(path, 0o644)
+    }
+
+    /// A file of exactly `size` bytes (a prefix of the data), made on first use.
+    func prefix(_ size: Int64, in directory: String) throws -> String {
+        let path = "\(directory)/data-\(size).bin"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: self.path))
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        var copied: Int64 = 0
+        while copied < size {
+            let chunk = try input.read(upToCount: Int(min(16 << 20, size - copied))) ?? Data()
+            if chunk.isEmpty { break }
+            try output.write(contentsOf: chunk)
+            copied += Int64(chunk.count)
+        }
+        try input.close()
+        try output.close()
+        chmod(path, 0o644)
+        return path
+    }
+}
+
+/// The embedded loopback server: one `TestServer` per scenario (plain, TLS, capped, uneven).
+final class EmbeddedPeer: Peer {
+    let name = "embedded"
+    let data: DataFile
+    let identity: TestIdentity
+    private var servers: [ScenarioKind: TestServer] = [:]
+
+    init(data: DataFile) throws {
+        self.data = data
+        identity = try TestIdentity(directory: data.directory)
+    }
+
+    var caFile: String? { identity.certificatePath }
+
+    private func server(_ kind: ScenarioKind) throws -> TestServer {
+        if let server = servers[kind] { return server }
+        let path = data.path
+        var rate: (@Sendable (Int) -> Double?)?
+        if kind.isCapped { rate = { @Sendable index in Caps.rate(kind, connection: index) } }
+        let configuration = TestServer.Configuration(tls: kind.usesTLS ? identity : nil, rate: rate)
+        let server = try TestServer(configuration) { request in
+            // /data-SIZE.bin: the first SIZE bytes of the data file.
+            let name = request.target.split(separator: "/").last ?? ""
+            guard name.hasPrefix("data-"), let size = Int64(name.dropFirst(5).dropLast(4)) else { return .status(404) }
+            var file = TestFile([])
+            file.content = .file(path: path, length: size)
+            return .file(file)
+        }
+        servers[kind] = server
+        return server
+    }
+
+    func url(_ kind: ScenarioKind, size: Int64) throws -> String {
+        precondition(size <= data.size)
+        return try server(kind).url("/data-\(size).bin")
+    }
+
+    func beginRun(_ kind: ScenarioKind) { servers[kind]?.clearRecords() }
+
+    func endRun(_ kind: ScenarioKind) -> RunStats {
+        guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
+        let data = server.responses.filter { $0.method == "GET" && $0.bodyBytes > 1 }
+        let finishes = data.map(\.finished)
+        let tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
+        let connections = Set(data.map(\.connection))
+        let ideal = kind.isCapped ? connections.reduce(0.0) { $0 + (Caps.rate(kind, connection: $1) ?? 0) } : nil
+        return RunStats(tail: tail, ideal: ideal)
+    }
+
+    func stop() { servers.values.forEach { $0.stop() } }
+}
+
+/// A local nginx per scenario: `limit_rate` for caps (with a small send buffer, so the cap holds
+/// from the first byte), a `map` on the connection serial for the uneven caps.
+final class NginxPeer: Peer {
+    let name = "nginx"
+    let data: DataFile
+    let identity: TestIdentity
+    private var servers: [ScenarioKind: Nginx] = [:]
+    private var logOffsets: [ScenarioKind: Int] = [:]
+
+    init(data: DataFile) throws {
+        guard Nginx.executable != nil else { throw HarnessFailure("--nginx: nginx is not installed (apt-get install nginx)") }
+        self.data = data
+        identity = try TestIdentity(directory: data.directory)
+    }
+
+    var caFile: String? { identity.certificatePath }
+
+    private func server(_ kind: ScenarioKind) throws -> Nginx {
+        if let server = servers[kind] { return server }
+        let tls = kind.usesTLS ? (identity.certificatePath, identity.keyPath) : nil
+        let server: Nginx
+        switch kind {
+        case .raw, .rawTLS:
+            server = try Nginx(tls: tls)
+        case .capped:
+            server = try Nginx(extraConfiguration: "limit_rate 2m;", listenOptions: "sndbuf=32k")
+        case .uneven:
+            // Serial divisible by 4 → slow: the same rule as the embedded server's "every 4th".
+            let map = """
+            map $connection $fastget_rate {
+                "~(^|[02468])[048]$" 512k;
+                "~[13579][26]$" 512k;
+                default 2m;
+            }
+            """
+            server = try Nginx(extraConfiguration: "limit_rate $fastget_rate;", httpConfiguration: map, listenOptions: "sndbuf=32k")
+        }
+        servers[kind] = server
+        return server
+    }
+
+    func url(_ kind: ScenarioKind, size: Int64) throws -> String {
+        let server = try server(kind)
+        _ = try data.prefix(size, in: server.root)
+        return server.url("/data-\(size).bin", host: kind.usesTLS ? "localhost" : "127.0.0.1", scheme: kind.usesTLS ? "https" : "http")
+    }
+
+    func beginRun(_ kind: ScenarioKind) { logOffsets[kind] = servers[kind]?.accessLog().count ?? 0 }
+
+    func endRun(_ kind: ScenarioKind) -> RunStats {
+        guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
+        // METHOD URI STATUS "RANGE" BYTES SERIAL MSEC
+        let lines = server.accessLog().dropFirst(logOffsets[kind] ?? 0).map { $0.split(separator: " ") }
+        let data = lines.filter { $0.count >= 7 && $0[0] == "GET" && (Int($0[4]) ?? 0) > 1 }
+        let finishes = data.compactMap { Double($0[6]) }
+        let tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
+        let serials = Set(data.compactMap { Int($0[5]) })
+        let ideal = kind.isCapped ? serials.reduce(0.0) { $0 + (Caps.nginxRate(kind, serial: $1) ?? 0) } : nil
+        return RunStats(tail: tail, ideal: ideal)
+    }
+
+    func stop() { servers.values.forEach { $0.stop() } }
+}
+
+/// A server elsewhere: throughput only.
+final class ExternalPeer: Peer {
+    let name = "external"
+    let address: String
+    init(url: String) { address = url }
+    var caFile: String? { nil }
+    func url(_ kind: ScenarioKind, size: Int64) throws -> String { address }
+    func beginRun(_ kind: ScenarioKind) {}
+    func endRun(_ kind: ScenarioKind) -> RunStats { RunStats(tail: nil, ideal: nil) }
+    func stop() {}
+}
