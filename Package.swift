@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),
         .testTarget(
             name: "FastgetIntegrationTests",
-            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI"]
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "Bench"]
         ),
     ],
     swiftLanguageModes: [.v6]
