@@ -136,8 +136,17 @@ public final class Download: Sendable {
         }
 
         var lastReport = 0.0
+        var flushed = table.segments.map(\.start)
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             transfer.wake.wait(seconds: options.progressInterval)
+            // Push what the workers wrote since the last tick towards the disk, off their path.
+            for (index, segment) in table.segments.enumerated() {
+                let written = segment.written.load(ordering: .acquiring)
+                if written - flushed[index] >= Download.writebackStep {
+                    output.startWriteback(ByteRange(start: flushed[index], end: written))
+                    flushed[index] = written
+                }
+            }
             let now = MonotonicClock.seconds()
             if now - lastReport >= options.progressInterval {
                 lastReport = now
@@ -157,6 +166,9 @@ public final class Download: Sendable {
         return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
                               segments: ranges.count, retries: transfer.retries.load(ordering: .relaxed), resource: resource)
     }
+
+    /// Bytes a segment accumulates before the coordinator starts their writeback.
+    static let writebackStep: Int64 = 4 << 20
 
     private func checkCancelled() throws(FastgetError) {
         if cancelRequested.load(ordering: .acquiring) {

@@ -34,7 +34,7 @@ public struct DownloadOptions: Sendable {
     /// Extra request header fields, sent with every request.
     public var headers: [(name: String, value: String)] = []
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
-    public var bufferSize: Int = 256 * 1024
+    public var bufferSize: Int = 128 * 1024
     /// Seconds between progress reports.
     public var progressInterval: Double = 0.1
 

@@ -32,6 +32,12 @@ final class OutputFile: Sendable {
         }
     }
 
+    /// Starts writeback of bytes already written, so the final fsync (and later checkpoints)
+    /// overlap the transfer instead of following it.
+    func startWriteback(_ range: ByteRange) {
+        handle.startWriteback(offset: range.start, length: range.count)
+    }
+
     /// Makes the file durable and gives it its final name: set the length (for a stream of
     /// unknown length), fsync, rename, fsync the directory.
     func finish(length: Int64) throws(FastgetError) {

@@ -64,6 +64,13 @@ package final class FileHandle: @unchecked Sendable {
         }
     }
 
+    /// Starts writing `[offset, offset + length)` back to the device without waiting, so that a
+    /// later `fsync` has little left to do. Best effort: errors surface at `fsync`.
+    /// The corresponding C function is `sync_file_range` with `SYNC_FILE_RANGE_WRITE`.
+    package func startWriteback(offset: Int64, length: Int64) {
+        _ = fastget_start_writeback(descriptor, off_t(offset), off_t(length))
+    }
+
     /// The current size in bytes. The corresponding C function is `fstat`.
     package func size() throws(SystemError) -> Int64 {
         var info = stat()
