@@ -5,6 +5,7 @@
 // that shares a translation unit with OpenSSL (fd_set mismatch). Declare it by hand.
 #include <sys/types.h>
 #include <linux/falloc.h>
+#include <fcntl.h>
 
 extern int fallocate(int fd, int mode, off_t offset, off_t len);
 
@@ -13,6 +14,18 @@ extern int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flag
 /// Starts writeback of a byte range without waiting for it (SYNC_FILE_RANGE_WRITE).
 static inline int fastget_start_writeback(int fd, off_t offset, off_t length) {
     return sync_file_range(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */);
+}
+
+extern ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len, unsigned int flags);
+
+/// splice(2) with SPLICE_F_MOVE | SPLICE_F_MORE; `offset` may be NULL (use the file position).
+static inline ssize_t fastget_splice(int from, off_t *from_offset, int to, off_t *to_offset, size_t length) {
+    return splice(from, from_offset, to, to_offset, length, 1 /* SPLICE_F_MOVE */ | 4 /* SPLICE_F_MORE */);
+}
+
+/// fcntl(F_SETPIPE_SZ): the pipe's capacity in bytes.
+static inline int fastget_set_pipe_size(int fd, int size) {
+    return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size);
 }
 
 static inline int fastget_fallocate(int fd, off_t offset, off_t len) {

@@ -113,7 +113,8 @@ public final class Download: Sendable {
         for id in 0..<ranges.count {
             do {
                 threads.append(try PosixThread {
-                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id))
+                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id),
+                                               splice: segmented && resource.url.scheme == .http)
                     if segmented { worker.run(table: table) } else { worker.runStream(progress: table.segments[0]) }
                     transfer.workerFinished()
                 })

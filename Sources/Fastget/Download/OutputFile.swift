@@ -32,6 +32,15 @@ final class OutputFile: Sendable {
         }
     }
 
+    /// Moves `count` bytes from `pipe` into the file at `offset` (the zero-copy path).
+    func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
+        do {
+            try pipe.drain(into: handle, at: offset, count: count)
+        } catch {
+            throw FastgetError.local(error, path: partPath)
+        }
+    }
+
     /// Starts writeback of bytes already written, so the final fsync (and later checkpoints)
     /// overlap the transfer instead of following it.
     func startWriteback(_ range: ByteRange) {

@@ -1,10 +1,24 @@
+internal import Glibc
+
 /// One worker thread's loop: claim a segment, request its remaining range, validate the
-/// response, read into this worker's pool buffer and `pwrite` at the segment's offset,
-/// publish the watermark; retry temporary failures from the watermark.
-struct SegmentWorker {
+/// response, move the body to the segment's offset in the file, publish the watermark; retry
+/// temporary failures from the watermark.
+///
+/// Plain HTTP bodies go socket → pipe → file with `splice(2)` and never enter user space; TLS
+/// (and anything `splice` refuses) is read into this worker's pool buffer and `pwrite`n.
+final class SegmentWorker {
     let id: Int
     let transfer: Transfer
     let buffer: UnsafeMutableRawBufferPointer
+    /// This worker's pipe for `splice`; nil when splicing is off or failed once.
+    private var pipe: SplicePipe?
+
+    init(id: Int, transfer: Transfer, buffer: UnsafeMutableRawBufferPointer, splice: Bool) {
+        self.id = id
+        self.transfer = transfer
+        self.buffer = buffer
+        pipe = splice ? try? SplicePipe(capacity: buffer.count) : nil
+    }
 
     private var url: HTTPURL { transfer.resource.url }
 
@@ -65,12 +79,19 @@ struct SegmentWorker {
 
         var offset = start
         while offset < end {
-            let want = Int(min(Int64(buffer.count), end - offset))
-            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            let count: Int
+            if let pipe, let socket = connection.spliceableSocket {
+                count = try splice(from: socket, through: pipe, connection, at: offset, limit: end - offset)
+            } else {
+                let want = Int(min(Int64(buffer.count), end - offset))
+                count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                if count > 0 {
+                    try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
+                }
+            }
             if count == 0 {
                 throw TransferError.truncatedBody(received: offset - start, expected: range.count)
             }
-            try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
         }
@@ -80,6 +101,37 @@ struct SegmentWorker {
         } else {
             connection.shutdown()
         }
+    }
+
+    /// Moves up to `limit` body bytes socket → pipe → file; returns how many (0 at the end of
+    /// the stream). Where `splice` is refused (EINVAL), splicing is turned off for this worker
+    /// and one buffer is copied instead.
+    private func splice(from socket: Socket, through pipe: SplicePipe, _ connection: HTTPConnection,
+                        at offset: Int64, limit: Int64) throws -> Int {
+        let count: Int
+        do {
+            count = try pipe.fill(from: socket, limit: Int(min(Int64(pipe.capacity), limit)))
+        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            self.pipe = nil
+            let want = Int(min(Int64(buffer.count), limit))
+            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            if read > 0 { try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset) }
+            return read
+        } catch {
+            connection.invalidate()
+            throw error
+        }
+        guard count > 0 else { return 0 }
+        connection.consumedSplicedBody(count)
+        do {
+            try transfer.output.write(from: pipe, at: offset, count: count)
+        } catch {
+            // The pipe may still hold bytes of this response: it cannot be reused.
+            self.pipe = nil
+            connection.invalidate()
+            throw error
+        }
+        return count
     }
 
     /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.

@@ -162,6 +162,23 @@ package final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// The socket of a plain connection whose next body bytes may be moved with `splice`: the
+    /// body has a Content-Length and none of its bytes sit in this connection's buffer.
+    package var spliceableSocket: Socket? {
+        guard case .length = framing, bufferedStart == bufferedEnd else { return nil }
+        return stream as? Socket
+    }
+
+    /// Accounts for `count` body bytes taken from the socket directly (see `spliceableSocket`).
+    package func consumedSplicedBody(_ count: Int) {
+        guard case .length(let remaining) = framing else { return }
+        bodyReceived += Int64(count)
+        framing = remaining <= Int64(count) ? .none : .length(remaining: remaining - Int64(count))
+    }
+
+    /// Marks the connection unusable after a failure outside `readBody`.
+    package func invalidate() { broken = true }
+
     /// Called once the caller has every body byte it wanted: whether the body ended exactly
     /// there. A close-delimited body is abandoned (and the connection with it).
     package func finishBody(scratch: UnsafeMutableRawBufferPointer) throws -> Bool {
