@@ -42,7 +42,7 @@ struct Tool {
         }
         add("lftp", 64) { url, output, segments, ca in
             let trust = ca.map { "set ssl:ca-file \($0); " } ?? ""
-            return ["-c", "\(trust)set net:max-retries 1; pget -n \(segments) -o '\(output)' '\(url)'"]
+            return ["-c", "\(trust)set net:max-retries 1; pget -n \(segments) '\(url)' -o '\(output)'"]
         }
         return (found, missing)
     }

@@ -16,6 +16,7 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         self.socket = socket
         ERR_clear_error()
         SSL_set_fd(ssl, socket.descriptor)
+        SSL_set_read_ahead(ssl, 1)
         if hostIsIPAddress {
             if context.verifiesPeer {
                 X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
@@ -47,12 +48,24 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
 
     deinit { SSL_free(ssl) }
 
+    /// Reads at least one byte (blocking for the first record only), then whatever further
+    /// records are already buffered, until `buffer` is full: one call per buffer, not per
+    /// 16 KiB record.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        ERR_clear_error()
-        var count = 0
-        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return count }
-        if let error = failure(of: "read", SSL_get_error(ssl, 0)) { throw error }
-        return 0
+        var total = 0
+        while total < buffer.count {
+            if total > 0 && SSL_has_pending(ssl) == 0 { break }
+            ERR_clear_error()
+            var count = 0
+            if SSL_read_ex(ssl, buffer.baseAddress! + total, buffer.count - total, &count) == 1 {
+                total += count
+                continue
+            }
+            if total > 0 { return total } // report the failure on the next call
+            if let error = failure(of: "read", SSL_get_error(ssl, 0)) { throw error }
+            return 0
+        }
+        return total
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
