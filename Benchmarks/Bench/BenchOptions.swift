@@ -16,6 +16,8 @@ struct BenchOptions {
     var nginx = false
     var externalURL: String?
     var compare = false
+    /// The fastget binary to measure (default: the one built next to Bench).
+    var fastgetPath: String?
 
     static let usage = """
     Usage: swift run -c release Bench [options]
@@ -26,11 +28,12 @@ struct BenchOptions {
       --segments LIST      segment counts, e.g. 1,4,16 (default 1,2,4,8,16,32)
       --repetitions N      runs per cell; the table shows the median and min-max (default 3)
       --size MIB           size of the raw scenarios' file (default 1024)
-      --scenarios LIST     raw,raw-tls,capped,uneven (default: all)
+      --scenarios LIST     raw,raw-tls,capped,uneven,tiny (default: all)
       --nginx              run against a local nginx instead (when installed)
       --url URL            measure an external server (raw scenario only)
       --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
       --json FILE          write every cell as JSON too
+      --fastget PATH       measure this fastget binary (e.g. a static build)
 
     """
 
@@ -69,6 +72,7 @@ struct BenchOptions {
             case "--url": options.externalURL = try next("--url")
             case "--compare": options.compare = true
             case "--json": options.jsonPath = try next("--json")
+            case "--fastget": options.fastgetPath = try next("--fastget")
             case "-h", "--help":
                 print(usage)
                 exit(0)

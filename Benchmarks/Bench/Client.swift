@@ -9,10 +9,10 @@ struct Tool {
     let maxSegments: Int
     let arguments: (_ url: String, _ output: String, _ segments: Int, _ caFile: String?) -> [String]
 
-    /// fastget, built next to Bench (Bench depends on the CLI target, so it is there).
-    static func fastget() throws -> Tool {
+    /// fastget: `path`, or the one built next to Bench (Bench depends on the CLI target).
+    static func fastget(_ path: String? = nil) throws -> Tool {
         let directory = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path
-        let path = directory + "/fastget"
+        let path = path ?? directory + "/fastget"
         guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessFailure("fastget is not built at \(path)") }
         return Tool(name: "fastget", path: path, maxSegments: 64) { url, output, segments, ca in
             ["-q", "--overwrite", "-n", "\(segments)", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url]

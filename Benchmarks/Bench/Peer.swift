@@ -138,7 +138,7 @@ final class NginxPeer: Peer {
         let tls = kind.usesTLS ? (identity.certificatePath, identity.keyPath) : nil
         let server: Nginx
         switch kind {
-        case .raw, .rawTLS:
+        case .raw, .rawTLS, .tiny:
             server = try Nginx(tls: tls)
         case .capped:
             server = try Nginx(extraConfiguration: "limit_rate 2m;", listenOptions: "sndbuf=32k")

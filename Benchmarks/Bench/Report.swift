@@ -9,6 +9,8 @@ struct Cell: Codable {
     let bytes: Int64
     let runs: Int
     let failures: Int
+    /// Median wall time of the process, seconds.
+    let seconds: Double
     /// Median, min and max throughput, MiB/s.
     let mibps: Double
     let mibpsMin: Double
@@ -33,7 +35,9 @@ enum Report {
             return pad(cell.scenario, 10) + pad(cell.peer, 10) + pad(cell.tool, 10) + pad("\(cell.segments)", 5)
                 + "failed: \(cell.error ?? "?")"
         }
-        let speed = String(format: "%.0f (%.0f-%.0f)", cell.mibps, cell.mibpsMin, cell.mibpsMax)
+        let speed = cell.scenario == ScenarioKind.tiny.rawValue
+            ? String(format: "%.1f ms per download", cell.seconds * 1000)
+            : String(format: "%.0f (%.0f-%.0f)", cell.mibps, cell.mibpsMin, cell.mibpsMax)
         let efficiency = cell.efficiency.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
         let tail = cell.tailSeconds.map { String(format: "%.2fs", $0) } ?? "-"
         var line = pad(cell.scenario, 10) + pad(cell.peer, 10) + pad(cell.tool, 10) + pad("\(cell.segments)", 5)
@@ -52,7 +56,12 @@ enum Report {
             let here = cells.filter { $0.scenario == scenario && $0.failures < $0.runs }
             let anchors = here.filter { $0.tool != "fastget" }
             for mine in here where mine.tool == "fastget" {
-                if scenario.hasPrefix("raw") {
+                if scenario == ScenarioKind.tiny.rawValue {
+                    guard let best = anchors.min(by: { $0.seconds < $1.seconds }) else { continue }
+                    lines.append(String(format: "%-9@ fastget %.1f ms vs best anchor %@ %.1f ms: %.2fx",
+                                        scenario as NSString, mine.seconds * 1000, best.tool as NSString, best.seconds * 1000,
+                                        best.seconds / mine.seconds))
+                } else if scenario.hasPrefix("raw") {
                     guard let best = anchors.max(by: { $0.mibps < $1.mibps }) else { continue }
                     lines.append(String(format: "%-9@ N=%-3d fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx",
                                         scenario as NSString, mine.segments, mine.mibps, best.tool as NSString, best.segments,

@@ -8,6 +8,8 @@ enum ScenarioKind: String, CaseIterable, Codable {
     case capped
     /// Every 4th connection capped at 0.5 MiB/s, the others at 2 MiB/s: exposes the slow tail.
     case uneven
+    /// A 1 KiB file, one segment: the whole process's start-up and request latency.
+    case tiny
 
     var usesTLS: Bool { self == .rawTLS }
     var isCapped: Bool { self == .capped || self == .uneven }
@@ -20,7 +22,7 @@ enum Caps {
     /// The cap of the connection with accept index `index` (0-based) in `kind`.
     static func rate(_ kind: ScenarioKind, connection index: Int) -> Double? {
         switch kind {
-        case .raw, .rawTLS: nil
+        case .raw, .rawTLS, .tiny: nil
         case .capped: fast
         case .uneven: index % 4 == 3 ? slow : fast
         }
@@ -34,6 +36,8 @@ extension BenchOptions {
     /// The file size a cell downloads.
     func size(_ kind: ScenarioKind, segments: Int) -> Int64 {
         switch kind {
+        case .tiny:
+            1024
         case .raw, .rawTLS:
             rawSize
         case .capped:

@@ -19,7 +19,7 @@ do {
 }
 
 func run() throws {
-    let fastget = try Tool.fastget()
+    let fastget = try Tool.fastget(options.fastgetPath)
     var tools = [fastget]
     if options.compare {
         let anchors = Tool.anchors()
@@ -52,7 +52,10 @@ func run() throws {
 
     var cells: [Cell] = []
     for kind in options.scenarios {
-        for segments in options.segments {
+        // Segment counts mean nothing for a 1 KiB file; more runs steady its small numbers.
+        let counts = kind == .tiny ? [1] : options.segments
+        let repetitions = kind == .tiny ? max(options.repetitions, 10) : options.repetitions
+        for segments in counts {
             let size = options.size(kind, segments: segments)
             let url = try peer.url(kind, size: size)
             for tool in tools where segments <= tool.maxSegments && (tool.maxSegments > 1 || segments == 1 || tool.name == "fastget") {
@@ -64,7 +67,8 @@ func run() throws {
                 var cpu: [Double] = []
                 var failures = 0
                 var firstError: String?
-                for _ in 0..<options.repetitions {
+                var durations: [Double] = []
+                for _ in 0..<repetitions {
                     for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
                     peer.beginRun(kind)
                     let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
@@ -76,6 +80,7 @@ func run() throws {
                         firstError = firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
                         continue
                     }
+                    durations.append(result.seconds)
                     let speed = Double(received) / result.seconds
                     speeds.append(speed / 1_048_576)
                     if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
@@ -85,7 +90,7 @@ func run() throws {
                 }
                 unlink(target)
                 let cell = Cell(scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
-                                runs: options.repetitions, failures: failures, mibps: median(speeds),
+                                runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
                                 mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
                                 efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
                                 tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,

@@ -10,6 +10,10 @@ final class ServerChannel {
     /// Wraps `fd`; performs the TLS handshake when `tls` is given. Nil when the handshake fails.
     init?(fd: Int32, tls: TestIdentity?, rate: Double?) {
         self.fd = fd
+        // As real servers do for keep-alive connections: without it, a head and a body written
+        // separately wait for the client's delayed ACK (40 ms) on a reused connection.
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         if let rate {
             // The kernel paces precisely where it can; the userspace bucket below is the fallback
             // (and is harmless where the kernel already paces at the same rate).
