@@ -18,6 +18,8 @@ struct BenchOptions {
     var compare = false
     /// The fastget binary to measure (default: the one built next to Bench).
     var fastgetPath: String?
+    /// Kill-and-resume soak: how many kills (0: no soak).
+    var soakKills = 0
 
     static let usage = """
     Usage: swift run -c release Bench [options]
@@ -34,6 +36,8 @@ struct BenchOptions {
       --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
       --json FILE          write every cell as JSON too
       --fastget PATH       measure this fastget binary (e.g. a static build)
+      --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
+                           resume each time, and check every file byte for byte
 
     """
 
@@ -73,6 +77,9 @@ struct BenchOptions {
             case "--compare": options.compare = true
             case "--json": options.jsonPath = try next("--json")
             case "--fastget": options.fastgetPath = try next("--fastget")
+            case "--soak":
+                guard let value = Int(try next("--soak")), value >= 1 else { throw HarnessFailure("bad --soak") }
+                options.soakKills = value
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -20,6 +20,10 @@ do {
 
 func run() throws {
     let fastget = try Tool.fastget(options.fastgetPath)
+    if options.soakKills > 0 {
+        try Soak.run(kills: options.soakKills, fastget: fastget)
+        return
+    }
     var tools = [fastget]
     if options.compare {
         let anchors = Tool.anchors()

@@ -72,6 +72,8 @@ enum ArgumentParser {
                 invocation.options.insecure = true
             case "--overwrite":
                 invocation.options.overwrite = true
+            case "-c", "--continue":
+                invocation.options.continuePartial = true
             case "-o", "--output":
                 let path = try value(for: name, inline: inline)
                 guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name") }
@@ -92,6 +94,8 @@ enum ArgumentParser {
                 invocation.options.connectTimeout = try seconds(try value(for: name, inline: inline), for: name)
             case "--timeout":
                 invocation.options.timeout = try seconds(try value(for: name, inline: inline), for: name)
+            case "--checkpoint-interval":
+                invocation.options.checkpointInterval = try seconds(try value(for: name, inline: inline), for: name)
             case "--retries":
                 let count = try number(try value(for: name, inline: inline), for: name)
                 guard count >= 0 else { throw UsageError(message: "option \(name) must not be negative") }
@@ -99,7 +103,7 @@ enum ArgumentParser {
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }
-            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-k", "--insecure", "--overwrite"].contains(name) {
+            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-k", "--insecure", "--overwrite", "-c", "--continue"].contains(name) {
                 throw UsageError(message: "option \(name) takes no value")
             }
         }
@@ -115,18 +119,21 @@ enum ArgumentParser {
     Usage: fastget [options] URL
 
     Downloads URL over parallel byte ranges into ./NAME (the URL's file name), writing to
-    NAME.part and renaming it only when every byte is in.
+    NAME.part and renaming it only when every byte is in. NAME.fastget, the journal, records
+    what is on disk: after Ctrl-C, a kill or a crash, the same command resumes.
 
     Options:
       -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)
       -o, --output FILE       save as FILE
       -d, --directory DIR     save in DIR (default: the current directory)
           --overwrite         replace an existing file (default: refuse, exit 73)
+      -c, --continue          continue a partial file left without a journal (e.g. by curl or wget)
           --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
       -k, --insecure          do not verify the server's certificate or host name
           --connect-timeout S seconds to wait for a connection (default 15)
           --timeout S         seconds a read may wait for data before retrying (default 30)
           --retries N         retries per segment after temporary failures (default 5)
+          --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
       -h, --help              print this help
       -V, --version           print the versions of fastget and OpenSSL
@@ -142,7 +149,7 @@ enum ArgumentParser {
       75   temporary failure after retries: timeout, dropped connection, 408/429/502/503/504
       76   protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected
       77   access denied: HTTP 401/403/407
-      130  interrupted
+      130  interrupted (Ctrl-C, SIGTERM): the journal is kept; run the same command to resume
 
     """
 }

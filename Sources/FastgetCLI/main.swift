@@ -3,6 +3,7 @@ import Glibc
 
 // TLS writes go through the socket: a peer that closes must produce EPIPE, not kill us.
 signal(SIGPIPE, SIG_IGN)
+SignalWatcher.blockSignals()
 
 let invocation: Invocation
 do {
@@ -23,10 +24,15 @@ if invocation.showVersion {
 
 do throws(FastgetError) {
     let download = try Download(url: invocation.url!, options: invocation.options)
+    SignalWatcher.watch(download)
     let line: ProgressLine? = !invocation.quiet && Console.stderrIsTerminal ? ProgressLine() : nil
     let report: DownloadReport
     do throws(FastgetError) {
-        report = try download.run { progress in line?.update(progress) }
+        report = try download.run(progress: { progress in line?.update(progress) }, notice: { text in
+            guard !invocation.quiet else { return }
+            line?.clear()
+            Console.write("fastget: \(text)\n")
+        })
     } catch {
         line?.clear()
         throw error
@@ -36,7 +42,12 @@ do throws(FastgetError) {
         let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
         let segments = report.segments == 1 ? "1 segment" : "\(report.segments) segments"
         let retries = report.retries > 0 ? ", \(report.retries) retries" : ""
-        Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(retries))\n")
+        let resumed = report.resumedBytes > 0 ? ", \(Format.bytes(Double(report.resumedBytes))) resumed" : ""
+        if report.segments == 0 {
+            Console.write("fastget: \(report.path) is already complete\n")
+        } else {
+            Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(retries)\(resumed))\n")
+        }
     }
     exit(0)
 } catch {

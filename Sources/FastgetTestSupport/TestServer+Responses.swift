@@ -44,7 +44,9 @@ extension TestServer {
         }
         var body: Range<Int64> = 0..<total
         var ranged = false
-        if file.honorsRange, let value = request.header("Range"), let range = TestServer.parseRange(value, total: total) {
+        // If-Range (RFC 9110 §13.1.5): a validator that no longer matches means "send it all".
+        let ifRangeMatches = request.header("If-Range").map { $0 == file.etag || $0 == file.lastModified } ?? true
+        if file.honorsRange, ifRangeMatches, let value = request.header("Range"), let range = TestServer.parseRange(value, total: total) {
             guard let range else {
                 return channel.write("HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(total)\r\nContent-Length: 0\r\n\r\n")
             }

@@ -27,7 +27,7 @@ import Testing
         }
         let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
         let fastget = document.cells.filter { $0.tool == "fastget" }
-        #expect(Set(fastget.map(\.scenario)) == ["raw", "raw-tls", "capped", "uneven"])
+        #expect(Set(fastget.map(\.scenario)) == ["raw", "raw-tls", "capped", "uneven", "tiny"])
         #expect(Set(fastget.map(\.segments)) == [1, 4])
         #expect(fastget.allSatisfy { $0.failures == 0 && $0.mibps > 0 })
         #expect(fastget.filter { $0.scenario == "capped" || $0.scenario == "uneven" }.allSatisfy { $0.efficiency != nil })

@@ -33,7 +33,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         try Data("mine".utf8).write(to: URL(fileURLWithPath: directory.file("file.bin")))
         let refused = try fastget([server.url()], in: directory)
         #expect(refused.status == 73)
-        #expect(refused.stderr == "fastget: error: file.bin already exists\nhint: use --overwrite to replace it, or -o FILE to save elsewhere\n")
+        #expect(refused.stderr == "fastget: error: file.bin already exists\nhint: use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere\n")
         let replaced = try fastget(["--overwrite", server.url()], in: directory)
         #expect(replaced.status == 0)
         #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))

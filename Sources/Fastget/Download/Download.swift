@@ -28,6 +28,8 @@ public struct DownloadReport: Sendable {
     public let segments: Int
     /// Attempts repeated after temporary failures.
     public let retries: Int
+    /// Bytes that were already on disk from an earlier run.
+    public let resumedBytes: Int64
     public let resource: RemoteResource
 }
 
@@ -44,6 +46,7 @@ public final class Download: Sendable {
     public let options: DownloadOptions
     private let cancelRequested = Atomic<Bool>(false)
     private let current = Mutex<Transfer?>(nil)
+    private let stopReason = Mutex<String>("download cancelled")
 
     /// - Throws: `FastgetError` with code `.usage` for a malformed URL or invalid options.
     public init(url: String, options: DownloadOptions = DownloadOptions()) throws(FastgetError) {
@@ -62,118 +65,84 @@ public final class Download: Sendable {
         return options.directory == "." ? name : options.directory + "/" + name
     }
 
-    /// Stops the download from any thread: `run` throws `.cancelled`; the `.part` file stays.
-    public func cancel() {
+    /// Stops the download from any thread and keeps it resumable: the workers stop, a last
+    /// checkpoint is taken, and `run` throws `.cancelled` ("download paused"). Running the same
+    /// download again continues from the journal.
+    public func pause() { stop(reason: "download paused") }
+
+    /// Stops the download from any thread: `run` throws `.cancelled`; the `.part` file and its
+    /// journal stay, so a later run resumes.
+    public func cancel() { stop(reason: "download cancelled") }
+
+    private func stop(reason: String) {
+        stopReason.withLock { $0 = reason }
         cancelRequested.store(true, ordering: .releasing)
-        current.withLock { $0?.stop() }
+        current.withLock { $0?.stop(reason: reason) }
     }
 
+    /// How many times a download starts over because the file changed on the server.
+    static let maximumRestarts = 2
+
     /// Downloads the file. `progress` is called on this thread at most every
-    /// `options.progressInterval` seconds, and once at the end.
-    public func run(progress: (DownloadProgress) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
+    /// `options.progressInterval` seconds, and once at the end; `notice` receives one-line
+    /// remarks (a journal that was not used, a restart because the file changed).
+    public func run(progress: (DownloadProgress) -> Void = { _ in },
+                    notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
         let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
                                   caFile: options.caFile, verifyPeer: !options.insecure)
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
-
-        let resource: RemoteResource
-        do {
-            resource = try Prober(requester: requester).probe(url)
-        } catch {
-            throw FastgetError.from(error, url: url)
-        }
-        try checkCancelled()
-
-        let destination = options.output ?? defaultDestination
-        if FileSystem.isDirectory(destination) {
-            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
-        }
-        if !options.overwrite && FileSystem.exists(destination) {
-            throw FastgetError(.cannotCreateOutput, "\(destination) already exists",
-                               hint: "use --overwrite to replace it, or -o FILE to save elsewhere")
-        }
-        let output = try OutputFile(finalPath: destination, length: resource.length)
-        let transfer = Transfer(requester: requester, resource: resource, output: output, options: options)
-
-        let segmented = resource.isSegmentable
-        let ranges = segmented
-            ? SegmentPlan.tiles(length: resource.length!, segments: options.segments, minimumSize: options.minimumSegmentSize)
-            : [ByteRange(start: 0, end: resource.length ?? 0)]
-        let table = SegmentTable(ranges: ranges)
-        let buffers = BufferPool(count: ranges.count, size: options.bufferSize)
-
-        current.withLock { $0 = transfer }
-        defer { current.withLock { $0 = nil } }
-        if cancelRequested.load(ordering: .acquiring) { transfer.stop() }
-
-        var threads: [PosixThread] = []
-        transfer.runningWorkers.store(ranges.count, ordering: .releasing)
-        for id in 0..<ranges.count {
+        var restarts = 0
+        while true {
+            let resource: RemoteResource
             do {
-                threads.append(try PosixThread {
-                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id),
-                                               splice: segmented && resource.url.scheme == .http)
-                    if segmented { worker.run(table: table) } else { worker.runStream(progress: table.segments[0]) }
-                    transfer.workerFinished()
-                })
+                resource = try Prober(requester: requester).probe(url)
             } catch {
-                transfer.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
-                transfer.runningWorkers.subtract(ranges.count - id, ordering: .releasing)
-                break
+                throw FastgetError.from(error, url: url)
             }
-        }
-
-        func snapshot() -> DownloadProgress {
-            DownloadProgress(
-                totalBytes: resource.length,
-                completedBytes: table.bytesWritten,
-                elapsed: MonotonicClock.seconds() - started,
-                segments: table.segments.map {
-                    SegmentProgress(range: ByteRange(start: $0.start, end: $0.end.load(ordering: .relaxed)),
-                                    written: $0.written.load(ordering: .relaxed))
-                })
-        }
-
-        var lastReport = 0.0
-        var flushed = table.segments.map(\.start)
-        while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
-            transfer.wake.wait(seconds: options.progressInterval)
-            // Push what the workers wrote since the last tick towards the disk, off their path.
-            for (index, segment) in table.segments.enumerated() {
-                let written = segment.written.load(ordering: .acquiring)
-                if written - flushed[index] >= Download.writebackStep {
-                    output.startWriteback(ByteRange(start: flushed[index], end: written))
-                    flushed[index] = written
-                }
+            try checkCancelled()
+            let destination = options.output ?? defaultDestination
+            guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
+                                                     options: options, notice: notice) else {
+                let length = resource.length ?? 0
+                return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
+                                      segments: 0, retries: 0, resumedBytes: length, resource: resource)
             }
-            let now = MonotonicClock.seconds()
-            if now - lastReport >= options.progressInterval {
-                lastReport = now
-                progress(snapshot())
-            }
-        }
-        for thread in threads { thread.join() }
+            let transfer = Transfer(requester: requester, resource: resource, output: start.output, options: options,
+                                    validator: start.segmented ? Validator(resource) : nil)
+            current.withLock { $0 = transfer }
+            defer { current.withLock { $0 = nil } }
+            if cancelRequested.load(ordering: .acquiring) { transfer.stop(reason: stopReason.withLock { $0 }) }
 
-        if let failure = transfer.failure { throw failure }
-        try checkCancelled()
-        let length = segmented ? resource.length! : transfer.streamedLength.load(ordering: .acquiring)
-        guard length >= 0, !segmented || table.isComplete else {
-            throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
+            let coordinator = Coordinator(transfer: transfer, table: start.table,
+                                          buffers: BufferPool(count: start.table.segments.count, size: options.bufferSize),
+                                          checkpointer: start.checkpointer, segmented: start.segmented, started: started)
+            do {
+                try coordinator.run(progress: progress)
+            } catch where transfer.resourceChanged && restarts < Download.maximumRestarts {
+                restarts += 1
+                notice("\(error.message); starting over")
+                start.checkpointer?.remove()
+                try? FileSystem.remove(start.output.partPath)
+                continue
+            }
+            let length = start.segmented ? resource.length! : transfer.streamedLength.load(ordering: .acquiring)
+            guard length >= 0, !start.segmented || start.table.isComplete else {
+                throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
+            }
+            try start.output.finish(length: length)
+            start.checkpointer?.remove()
+            return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
+                                  segments: start.table.segments.count, retries: transfer.retries.load(ordering: .relaxed),
+                                  resumedBytes: start.resumedBytes, resource: resource)
         }
-        try output.finish(length: length)
-        progress(snapshot())
-        return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                              segments: ranges.count, retries: transfer.retries.load(ordering: .relaxed), resource: resource)
     }
-
-    /// Bytes a segment accumulates before the coordinator starts their writeback.
-    static let writebackStep: Int64 = 4 << 20
 
     private func checkCancelled() throws(FastgetError) {
         if cancelRequested.load(ordering: .acquiring) {
-            throw FastgetError(.cancelled, "download cancelled")
+            throw FastgetError(.cancelled, stopReason.withLock { $0 })
         }
     }
 }

@@ -19,6 +19,11 @@ public struct DownloadOptions: Sendable {
     public var directory: String = "."
     /// Replace an existing file at the output path (default: refuse, exit 73).
     public var overwrite: Bool = false
+    /// Continue a file at the output path that has no journal (left by curl or wget): keep its
+    /// bytes and fetch the rest (`-c`).
+    public var continuePartial: Bool = false
+    /// Seconds between checkpoints of the journal.
+    public var checkpointInterval: Double = 1
     /// A PEM bundle trusted instead of the system store.
     public var caFile: String?
     /// Skip certificate and host name verification.
@@ -49,6 +54,7 @@ public struct DownloadOptions: Sendable {
         }
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
+        guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         for header in headers {
             let text = header.name + header.value

@@ -70,6 +70,12 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         self.httpStatus = httpStatus
     }
 
+    /// The same error with `hint` added when it has none.
+    func withHint(_ hint: String?) -> FastgetError {
+        guard self.hint == nil, let hint else { return self }
+        return FastgetError(code, message, hint: hint, httpStatus: httpStatus)
+    }
+
     public var exitCode: Int32 { code.exitCode }
     public var isRetryable: Bool { code.isRetryable }
     public var description: String { message }

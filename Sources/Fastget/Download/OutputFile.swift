@@ -6,15 +6,25 @@ final class OutputFile: Sendable {
     private let handle: FileHandle
 
     /// Creates (or empties) `<finalPath>.part` and sizes it to `length` when known.
-    init(finalPath: String, length: Int64?) throws(FastgetError) {
+    /// - Parameters:
+    ///   - keeping: open the existing `.part` of a resumed download, which must have `length`.
+    ///   - extending: open the existing `.part` that holds this many bytes and grow it to `length`.
+    init(finalPath: String, length: Int64?, keeping: Bool = false, extending existing: Int64? = nil) throws(FastgetError) {
         self.finalPath = finalPath
         partPath = finalPath + ".part"
+        let reuse = keeping || existing != nil
         do {
-            handle = try FileHandle.open(partPath, create: true, truncate: true)
+            handle = try FileHandle.open(partPath, create: !reuse, truncate: !reuse)
         } catch {
             throw FastgetError.local(error, path: partPath, creating: true)
         }
         guard let length, length > 0 else { return }
+        if keeping {
+            let size: Int64
+            do { size = try handle.size() } catch { throw FastgetError.local(error, path: partPath) }
+            guard size == length else { throw FastgetError(.localIO, "\(partPath) does not have the journal's length") }
+            return
+        }
         do {
             try handle.setLength(length)
             _ = try handle.preallocate(length)
@@ -23,8 +33,20 @@ final class OutputFile: Sendable {
         }
     }
 
+    /// Flushes written data to the device (the first step of every checkpoint).
+    func syncData() throws(FastgetError) {
+        do {
+            try handle.syncData()
+        } catch {
+            throw FastgetError.local(error, path: partPath)
+        }
+    }
+
     /// Writes `bytes` at `offset`, all of them. Safe from several threads at once (positional).
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError) {
+        if FaultInjection.shouldFail(partPath, bytes.count) {
+            throw FastgetError.local(SystemError("pwrite", errno: 28 /* ENOSPC */), path: partPath)
+        }
         do {
             try handle.write(bytes, at: offset)
         } catch {
@@ -34,6 +56,9 @@ final class OutputFile: Sendable {
 
     /// Moves `count` bytes from `pipe` into the file at `offset` (the zero-copy path).
     func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
+        if FaultInjection.shouldFail(partPath, count) {
+            throw FastgetError.local(SystemError("splice", errno: 28 /* ENOSPC */), path: partPath)
+        }
         do {
             try pipe.drain(into: handle, at: offset, count: count)
         } catch {

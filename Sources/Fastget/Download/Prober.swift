@@ -9,7 +9,7 @@ struct Prober {
         var (connection, head, url) = try follow("HEAD", from: start)
         let headUsable = (200...299).contains(head.status) && head.contentLength != nil && !head.isChunked
         if headUsable && head.acceptsByteRanges == true {
-            requester.pool.park(connection)
+            release(connection, length: head.contentLength)
             return resource(url, head, length: head.contentLength, ranges: true)
         }
         if !(200...299).contains(head.status) && head.status != 405 && head.status != 501 {
@@ -27,7 +27,7 @@ struct Prober {
                                    "server answered bytes=0-0 with Content-Range '\(head.value("content-range") ?? "")' (\(url))")
             }
             connection.discardBody()
-            requester.pool.park(connection)
+            release(connection, length: range.completeLength)
             guard let complete = range.completeLength else {
                 return resource(url, head, length: nil, ranges: false)
             }
@@ -49,6 +49,18 @@ struct Prober {
         default:
             connection.shutdown()
             throw FastgetError.status(head.status, reason: head.reason, url: url)
+        }
+    }
+
+    /// Hands the probe's connection to the transfer only when the file fits in one small segment,
+    /// where saving a connect matters most. Otherwise every segment gets a fresh connection:
+    /// rate-limiting servers may pace a connection's second request slower than a new one's
+    /// (nginx `limit_rate`: 4 MiB took 2.7 s on a reused connection, 1.96 s on a fresh one).
+    private func release(_ connection: HTTPConnection, length: Int64?) {
+        if let length, length < requester.options.minimumSegmentSize {
+            requester.pool.park(connection)
+        } else {
+            connection.shutdown()
         }
     }
 

@@ -30,6 +30,24 @@ final class SegmentTable: Sendable {
         segments = ranges.enumerated().map { Segment(index: $0.offset, range: $0.element) }
     }
 
+    /// Segments restored from a journal: each continues from its watermark.
+    init(journal entries: [Journal.Entry]) {
+        segments = entries.enumerated().map { index, entry in
+            let segment = Segment(index: index, range: ByteRange(start: entry.start, end: entry.end))
+            segment.written.store(entry.written, ordering: .relaxed)
+            return segment
+        }
+    }
+
+    /// Every segment's range and watermark, for the journal. Each watermark is read once, after
+    /// the `pwrite`s it covers returned (release/acquire on `written`).
+    func snapshot() -> [Journal.Entry] {
+        segments.map { segment in
+            let written = segment.written.load(ordering: .acquiring)
+            return Journal.Entry(start: segment.start, end: segment.end.load(ordering: .acquiring), written: written)
+        }
+    }
+
     /// The next unclaimed, unfinished segment, or nil when none is left.
     func claim() -> Segment? {
         while true {

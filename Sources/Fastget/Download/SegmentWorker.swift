@@ -72,7 +72,9 @@ final class SegmentWorker {
         let end = segment.end.load(ordering: .acquiring)
         guard start < end else { return }
         let range = ByteRange(start: start, end: end)
-        let request = transfer.requester.request("GET", url, extra: [("Range", range.headerValue)])
+        var fields = [(name: "Range", value: range.headerValue)]
+        if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
+        let request = transfer.requester.request("GET", url, extra: fields)
         let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
         defer { transfer.track(id, nil) }
         try validate(head, for: range, connection: connection)
@@ -138,6 +140,14 @@ final class SegmentWorker {
     private func validate(_ head: ResponseHead, for range: ByteRange, connection: HTTPConnection) throws {
         guard head.status == 206 else {
             connection.shutdown()
+            if head.status == 200, let validator = transfer.validator, !validator.matches(head) {
+                // If-Range answered with the whole body of another version: the file is no
+                // longer the one whose bytes are on disk. (A 200 that still carries our
+                // validator is a server ignoring Range, handled below.)
+                let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
+                transfer.failBecauseChanged(error)
+                throw error
+            }
             if (200...299).contains(head.status) {
                 throw FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
             }
@@ -148,6 +158,12 @@ final class SegmentWorker {
             contentRange = try head.contentRange()
         } catch {
             connection.shutdown()
+            throw error
+        }
+        if case .etag(let expected) = transfer.validator, let etag = head.etag, etag != expected {
+            connection.shutdown()
+            let error = FastgetError(.protocolViolation, "the file changed on the server (ETag \(etag), expected \(expected))")
+            transfer.failBecauseChanged(error)
             throw error
         }
         let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: transfer.resource.length)

@@ -9,6 +9,8 @@ final class Transfer: Sendable {
     let resource: RemoteResource
     let output: OutputFile
     let options: DownloadOptions
+    /// Sent as `If-Range` with every range request: a changed file answers 200, never a splice.
+    let validator: Validator?
     /// Wakes the coordinator early (a worker ended, or the download was stopped).
     let wake = WakeSignal()
 
@@ -20,11 +22,32 @@ final class Transfer: Sendable {
     /// For a single stream: the number of bytes the body turned out to have.
     let streamedLength = Atomic<Int64>(-1)
 
-    init(requester: Requester, resource: RemoteResource, output: OutputFile, options: DownloadOptions) {
+    private let changed = Atomic<Bool>(false)
+    private let stopMessage = Mutex<String>("download cancelled")
+
+    init(requester: Requester, resource: RemoteResource, output: OutputFile, options: DownloadOptions, validator: Validator?) {
         self.requester = requester
         self.resource = resource
         self.output = output
         self.options = options
+        self.validator = validator
+    }
+
+    /// Whether a worker found that the file on the server is no longer the one being fetched.
+    var resourceChanged: Bool { changed.load(ordering: .acquiring) }
+
+    /// Records that the file changed on the server and stops the workers.
+    func failBecauseChanged(_ error: FastgetError) {
+        changed.store(true, ordering: .releasing)
+        fail(error)
+    }
+
+    /// Why `stop()` was called ("download paused", "download cancelled").
+    var stopReason: String { stopMessage.withLock { $0 } }
+
+    func stop(reason: String) {
+        stopMessage.withLock { $0 = reason }
+        stop()
     }
 
     var isStopped: Bool { stopped.load(ordering: .acquiring) }

@@ -20,6 +20,12 @@ package final class FileHandle: @unchecked Sendable {
         return FileHandle(descriptor: fd)
     }
 
+    /// Opens an existing file for reading only.
+    package static func openReadOnly(_ path: String) throws(SystemError) -> FileHandle {
+        let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+        return FileHandle(descriptor: fd)
+    }
+
     /// Opens a directory so that it can be synced after a rename.
     package static func openDirectory(_ path: String) throws(SystemError) -> FileHandle {
         let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
@@ -37,6 +43,15 @@ package final class FileHandle: @unchecked Sendable {
             if written == 0 { throw SystemError("pwrite", errno: EIO) }
             done += written
         }
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    package func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        var failure: SystemError?
+        bytes.withUnsafeBytes { raw in
+            do throws(SystemError) { try write(raw, at: offset) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Reads up to `buffer.count` bytes at `offset`. The corresponding C function is `pread`.
@@ -98,6 +113,13 @@ package final class FileHandle: @unchecked Sendable {
 
 /// Path operations on the file system.
 package enum FileSystem {
+    /// The size of the file at `path`, nil when there is none.
+    package static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
     /// Whether anything (file, directory, link) exists at `path`.
     package static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -1,0 +1,66 @@
+import FastgetTestSupport
+import Foundation
+import Glibc
+
+/// `Bench --soak KILLS`: kills fastget (SIGKILL, and every third time SIGINT) at random moments
+/// while it downloads from a throttled embedded server, reruns the same command each time, and
+/// checks every finished file byte for byte. Reports how many bytes each resume fetched again.
+enum Soak {
+    static func run(kills target: Int, fastget: Tool) throws {
+        let size = 16 << 20
+        let segments = 4
+        let rate = 4.0 * 1_048_576
+        let interval = 0.2
+        let data = testBytes(count: size, seed: 77)
+        let digest = SHA256.hex(data)
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in rate }))
+        defer { server.stop() }
+        let directory = try TemporaryDirectory("fastget-soak")
+        defer { directory.remove() }
+        FileManager.default.changeCurrentDirectoryPath(directory.path)
+
+        var kills = 0
+        var files = 0
+        var identical = 0
+        var refetched: [Double] = []
+        var random = SystemRandomNumberGenerator()
+        while kills < target {
+            files += 1
+            server.clearRecords()
+            let name = "soak\(files).bin"
+            var resumes = 0
+            var done = false
+            while !done {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: fastget.path)
+                process.arguments = ["-q", "-n", "\(segments)", "--checkpoint-interval", "\(interval)", "-o", name, server.url()]
+                process.standardError = FileHandle.nullDevice
+                let exited = DispatchSemaphore(value: 0)
+                process.terminationHandler = { _ in exited.signal() }
+                try process.run()
+                if kills < target, exited.wait(timeout: .now() + Double.random(in: 0.05...1.5, using: &random)) == .timedOut {
+                    kill(process.processIdentifier, kills % 3 == 2 ? SIGINT : SIGKILL)
+                    kills += 1
+                    resumes += 1
+                    exited.wait()
+                } else {
+                    exited.wait()
+                    done = process.terminationReason == .exit && process.terminationStatus == 0
+                    if !done && process.terminationReason == .exit && process.terminationStatus != 130 {
+                        throw HarnessFailure("fastget failed with exit \(process.terminationStatus) on \(name)")
+                    }
+                }
+            }
+            if SHA256.hex(ofFile: directory.file(name)) == digest { identical += 1 }
+            unlink(directory.file(name))
+            let served = server.responses.filter { $0.method == "GET" }.reduce(Int64(0)) { $0 + $1.bodyBytes }
+            if resumes > 0 { refetched.append(Double(served - Int64(size)) / Double(resumes)) }
+            say("file \(files): \(resumes) kills, \(served - Int64(size)) bytes fetched twice")
+        }
+        let sorted = refetched.sorted()
+        say("soak: \(kills) kills over \(files) files, \(identical) of \(files) byte-identical")
+        say(String(format: "re-fetched bytes per resume: median %.0f KiB, max %.0f KiB (bound: %d segments × %.0f KiB per %.1f s checkpoint)",
+                   median(sorted) / 1024, (sorted.last ?? 0) / 1024, segments, rate * interval / 1024, interval))
+        if identical != files { throw HarnessFailure("\(files - identical) files differ") }
+    }
+}

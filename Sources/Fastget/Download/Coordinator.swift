@@ -1,0 +1,94 @@
+/// One pass of a transfer, run on the calling thread: starts a worker thread per segment, then
+/// until they end, starts writeback of what they wrote, takes a checkpoint about once a second,
+/// and reports progress. Takes a last checkpoint when the pass stops short.
+struct Coordinator {
+    let transfer: Transfer
+    let table: SegmentTable
+    let buffers: BufferPool
+    let checkpointer: Checkpointer?
+    let segmented: Bool
+    let started: Double
+
+    /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
+    func run(progress: (DownloadProgress) -> Void) throws(FastgetError) {
+        let options = transfer.options
+        var threads: [PosixThread] = []
+        let count = table.segments.count
+        transfer.runningWorkers.store(count, ordering: .releasing)
+        let splice = segmented && transfer.resource.url.scheme == .http
+        for id in 0..<count {
+            do {
+                threads.append(try PosixThread { [transfer, table, buffers, segmented] in
+                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
+                    if segmented { worker.run(table: table) } else { worker.runStream(progress: table.segments[0]) }
+                    transfer.workerFinished()
+                })
+            } catch {
+                transfer.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
+                transfer.runningWorkers.subtract(count - id, ordering: .releasing)
+                break
+            }
+        }
+
+        var lastReport = 0.0
+        var lastCheckpoint = MonotonicClock.seconds()
+        var flushed = table.segments.map(\.start)
+        while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
+            transfer.wake.wait(seconds: options.progressInterval)
+            let now = MonotonicClock.seconds()
+            if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
+                lastCheckpoint = now
+                do throws(FastgetError) {
+                    try checkpointer.checkpoint(table)
+                } catch {
+                    transfer.fail(error)
+                }
+            } else {
+                startWriteback(&flushed)
+            }
+            if now - lastReport >= options.progressInterval {
+                lastReport = now
+                progress(snapshot())
+            }
+        }
+        for thread in threads { thread.join() }
+
+        let failure = transfer.failure
+        if failure != nil || transfer.isStopped {
+            // Keep what is on disk: the rerun continues from here. If this fails too (disk
+            // full), the previous journal stays, and it is true.
+            var hint: String?
+            if let checkpointer, !transfer.resourceChanged {
+                try? checkpointer.checkpoint(table)
+                if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
+            }
+            throw (failure ?? FastgetError(.cancelled, transfer.stopReason)).withHint(hint)
+        }
+        progress(snapshot())
+    }
+
+    /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path.
+    private func startWriteback(_ flushed: inout [Int64]) {
+        for (index, segment) in table.segments.enumerated() {
+            let written = segment.written.load(ordering: .acquiring)
+            if written - flushed[index] >= Coordinator.writebackStep {
+                transfer.output.startWriteback(ByteRange(start: flushed[index], end: written))
+                flushed[index] = written
+            }
+        }
+    }
+
+    /// Bytes a segment accumulates before the coordinator starts their writeback.
+    static let writebackStep: Int64 = 4 << 20
+
+    func snapshot() -> DownloadProgress {
+        DownloadProgress(
+            totalBytes: transfer.resource.length,
+            completedBytes: table.bytesWritten,
+            elapsed: MonotonicClock.seconds() - started,
+            segments: table.segments.map {
+                SegmentProgress(range: ByteRange(start: $0.start, end: $0.end.load(ordering: .relaxed)),
+                                written: $0.written.load(ordering: .relaxed))
+            })
+    }
+}

@@ -1,0 +1,31 @@
+import Synchronization
+
+/// A test hook: writes to one output file fail with `ENOSPC` once a byte budget is spent, so
+/// tests can fill the disk at a chosen moment. Disarmed, it costs one relaxed atomic load per write.
+package enum FaultInjection {
+    private static let armed = Atomic<Bool>(false)
+    private static let plan = Mutex<(path: String, budget: Int64)?>(nil)
+
+    /// Writes to `path` fail with `ENOSPC` after `bytes` more bytes.
+    package static func failWrites(to path: String, after bytes: Int64) {
+        plan.withLock { $0 = (path, bytes) }
+        armed.store(true, ordering: .releasing)
+    }
+
+    package static func disarm() {
+        armed.store(false, ordering: .releasing)
+        plan.withLock { $0 = nil }
+    }
+
+    /// Whether a write of `count` bytes to `path` must fail; charges the budget otherwise.
+    static func shouldFail(_ path: String, _ count: Int) -> Bool {
+        guard armed.load(ordering: .relaxed) else { return false }
+        return plan.withLock { plan in
+            guard var current = plan, current.path == path else { return false }
+            if current.budget < Int64(count) { return true }
+            current.budget -= Int64(count)
+            plan = current
+            return false
+        }
+    }
+}

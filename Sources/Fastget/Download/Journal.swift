@@ -1,0 +1,242 @@
+/// What guards a resumed byte range: the server's strong ETag, or else its Last-Modified date.
+public enum Validator: Sendable, Equatable, CustomStringConvertible {
+    case etag(String)
+    case lastModified(String)
+
+    /// The value sent in `If-Range`.
+    public var headerValue: String {
+        switch self {
+        case .etag(let value), .lastModified(let value): value
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .etag(let value): "ETag \(value)"
+        case .lastModified(let value): "Last-Modified \(value)"
+        }
+    }
+
+    /// Whether a response names the same version (its ETag or Last-Modified equals this).
+    func matches(_ head: ResponseHead) -> Bool {
+        switch self {
+        case .etag(let value): head.etag == value
+        case .lastModified(let value): head.lastModified == value
+        }
+    }
+
+    /// The strong ETag when there is one, else Last-Modified, else nil.
+    init?(_ resource: RemoteResource) {
+        if let etag = resource.strongETag { self = .etag(etag) }
+        else if let date = resource.lastModified { self = .lastModified(date) }
+        else { return nil }
+    }
+}
+
+/// Why a journal was not trusted. Each kind of damage has its own case.
+public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Shorter than its header or its declared payload says.
+    case truncated
+    /// Does not start with the magic: not a fastget journal.
+    case foreign
+    case unsupportedVersion(UInt16)
+    /// The checksum does not match the contents: damaged on disk.
+    case checksumMismatch
+    /// Bytes after the checksum.
+    case trailingBytes
+    /// A field is out of range or the segments do not tile the file.
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .truncated: "journal is truncated"
+        case .foreign: "not a fastget journal"
+        case .unsupportedVersion(let version): "journal version \(version) is not supported"
+        case .checksumMismatch: "journal checksum mismatch"
+        case .trailingBytes: "journal has trailing bytes"
+        case .invalid(let reason): "journal is invalid: \(reason)"
+        }
+    }
+}
+
+/// The resume journal, `<name>.fastget` beside `<name>.part`: which bytes of which version of
+/// which URL are on disk.
+///
+/// Layout, little-endian, version 1:
+///
+///     offset  size  field
+///     0       8     magic "FASTGETJ"
+///     8       2     version (1)
+///     10      2     reserved, 0
+///     12      4     payload length P
+///     16      P     payload:
+///                     i64 total length
+///                     u8  validator kind (0 none, 1 strong ETag, 2 Last-Modified), u32 n, n bytes
+///                     u32 n, n bytes  URL as given
+///                     u32 n, n bytes  final URL after redirects
+///                     u32 count, then count × (i64 start, i64 end, i64 written)
+///     16+P    4     CRC-32 of bytes [0, 16+P)
+///
+/// Segments are in file order and tile [0, length); `written` is the first byte of the segment
+/// not known to be durable, so `[start, written)` is on disk.
+public struct Journal: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var start: Int64
+        public var end: Int64
+        public var written: Int64
+
+        public init(start: Int64, end: Int64, written: Int64) {
+            self.start = start
+            self.end = end
+            self.written = written
+        }
+    }
+
+    public static let magic = Array("FASTGETJ".utf8)
+    public static let version: UInt16 = 1
+    static let headerSize = 16
+    /// A bound on any string field, so a damaged length cannot ask for gigabytes.
+    static let maximumStringBytes = 64 * 1024
+    static let maximumSegments = 1 << 16
+
+    public var url: String
+    public var finalURL: String
+    public var length: Int64
+    public var validator: Validator?
+    public var segments: [Entry]
+
+    public init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry]) {
+        self.url = url
+        self.finalURL = finalURL
+        self.length = length
+        self.validator = validator
+        self.segments = segments
+    }
+
+    /// Bytes the journal says are on disk.
+    public var bytesWritten: Int64 { segments.reduce(0) { $0 + ($1.written - $1.start) } }
+
+    public func encoded() -> [UInt8] {
+        var payload: [UInt8] = []
+        payload.appendLittleEndian(length)
+        switch validator {
+        case nil: payload.append(0); payload.appendString("")
+        case .etag(let value): payload.append(1); payload.appendString(value)
+        case .lastModified(let value): payload.append(2); payload.appendString(value)
+        }
+        payload.appendString(url)
+        payload.appendString(finalURL)
+        payload.appendLittleEndian(UInt32(segments.count))
+        for segment in segments {
+            payload.appendLittleEndian(segment.start)
+            payload.appendLittleEndian(segment.end)
+            payload.appendLittleEndian(segment.written)
+        }
+        var bytes = Journal.magic
+        bytes.appendLittleEndian(Journal.version)
+        bytes.appendLittleEndian(UInt16(0))
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes += payload
+        bytes.appendLittleEndian(CRC32.checksum(bytes))
+        return bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(JournalError) -> Journal {
+        guard bytes.count >= headerSize + 4 else {
+            throw bytes.starts(with: magic.prefix(bytes.count)) ? .truncated : .foreign
+        }
+        guard bytes.starts(with: magic) else { throw .foreign }
+        var reader = ByteReader(bytes: bytes, offset: magic.count)
+        let version: UInt16 = try reader.read()
+        guard version == Journal.version else { throw .unsupportedVersion(version) }
+        let reserved: UInt16 = try reader.read()
+        let payloadLength: UInt32 = try reader.read()
+        let total = headerSize + Int(payloadLength) + 4
+        guard bytes.count >= total else { throw .truncated }
+        guard bytes.count == total else { throw .trailingBytes }
+        let stored = UInt32(bytes[total - 4]) | UInt32(bytes[total - 3]) << 8 | UInt32(bytes[total - 2]) << 16 | UInt32(bytes[total - 1]) << 24
+        guard CRC32.checksum(bytes[0..<(total - 4)]) == stored else { throw .checksumMismatch }
+        guard reserved == 0 else { throw .invalid("reserved field is \(reserved)") }
+
+        reader.end = total - 4
+        let length: Int64 = try reader.read()
+        let kind: UInt8 = try reader.read()
+        let validatorText = try reader.readString()
+        let validator: Validator?
+        switch kind {
+        case 0 where validatorText.isEmpty: validator = nil
+        case 1 where !validatorText.isEmpty: validator = .etag(validatorText)
+        case 2 where !validatorText.isEmpty: validator = .lastModified(validatorText)
+        default: throw .invalid("validator kind \(kind)")
+        }
+        let url = try reader.readString()
+        let finalURL = try reader.readString()
+        let count: UInt32 = try reader.read()
+        guard count <= maximumSegments else { throw .invalid("\(count) segments") }
+        var segments: [Entry] = []
+        for _ in 0..<count {
+            segments.append(Entry(start: try reader.read(), end: try reader.read(), written: try reader.read()))
+        }
+        guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
+        let journal = Journal(url: url, finalURL: finalURL, length: length, validator: validator, segments: segments)
+        try journal.checkTiling()
+        return journal
+    }
+
+    /// Segments in order, tiling [0, length), each watermark inside its segment.
+    func checkTiling() throws(JournalError) {
+        guard length > 0 else { throw .invalid("length \(length)") }
+        guard !segments.isEmpty else { throw .invalid("no segments") }
+        var expectedStart: Int64 = 0
+        for segment in segments {
+            guard segment.start == expectedStart, segment.start < segment.end,
+                  segment.written >= segment.start, segment.written <= segment.end else {
+                throw .invalid("segment [\(segment.start), \(segment.end)) written to \(segment.written)")
+            }
+            expectedStart = segment.end
+        }
+        guard expectedStart == length else { throw .invalid("segments end at \(expectedStart), not \(length)") }
+    }
+}
+
+/// Bounds-checked little-endian reads; running past `end` is `.truncated`.
+private struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+    var end: Int
+
+    init(bytes: [UInt8], offset: Int) {
+        self.bytes = bytes
+        self.offset = offset
+        end = bytes.count
+    }
+
+    mutating func read<T: FixedWidthInteger>() throws(JournalError) -> T {
+        let size = MemoryLayout<T>.size
+        guard end - offset >= size else { throw .truncated }
+        var value: T = 0
+        for index in 0..<size { value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
+        offset += size
+        return value
+    }
+
+    mutating func readString() throws(JournalError) -> String {
+        let count: UInt32 = try read()
+        guard count <= Journal.maximumStringBytes else { throw .invalid("string of \(count) bytes") }
+        guard end - offset >= Int(count) else { throw .truncated }
+        let text = String(decoding: bytes[offset..<(offset + Int(count))], as: UTF8.self)
+        offset += Int(count)
+        return text
+    }
+}
+
+extension [UInt8] {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        for index in 0..<MemoryLayout<T>.size { append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
+    }
+
+    mutating func appendString(_ text: String) {
+        appendLittleEndian(UInt32(text.utf8.count))
+        append(contentsOf: text.utf8)
+    }
+}

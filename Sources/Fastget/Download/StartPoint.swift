@@ -1,0 +1,131 @@
+/// Where a download starts: from nothing, from its journal, or from a file someone else left.
+struct StartPoint {
+    let output: OutputFile
+    let table: SegmentTable
+    /// Writes the journal; nil for a single stream, which cannot resume.
+    let checkpointer: Checkpointer?
+    let segmented: Bool
+    /// Bytes already on disk when the transfer starts.
+    let resumedBytes: Int64
+
+    /// Decides how to start and prepares the `.part` file, removing anything that must not be
+    /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
+    static func prepare(destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
+                        notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+        if FileSystem.isDirectory(destination) {
+            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
+        }
+        let partPath = destination + ".part"
+        let journalPath = destination + ".fastget"
+        let header = Journal(url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
+                             length: resource.length ?? 0, validator: Validator(resource), segments: [])
+        let finalExists = FileSystem.exists(destination)
+        if finalExists && !options.overwrite && finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header) {
+            // Stopped after the final rename but before the journal was removed: it is done.
+            try? FileSystem.remove(journalPath)
+            notice("\(destination) is already complete")
+            return nil
+        }
+        if finalExists && !options.overwrite && !options.continuePartial {
+            throw FastgetError(.cannotCreateOutput, "\(destination) already exists",
+                               hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
+        }
+        let segmented = resource.isSegmentable
+
+        if segmented, let journal = usableJournal(at: journalPath, partPath: partPath, header: header, notice: notice) {
+            let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
+            return StartPoint(output: output, table: SegmentTable(journal: journal.segments),
+                              checkpointer: Checkpointer(path: journalPath, output: output, header: header),
+                              segmented: true, resumedBytes: journal.bytesWritten)
+        }
+        if finalExists && options.continuePartial && !options.overwrite {
+            return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
+        }
+        // A fresh start: whatever journal is there describes bytes that are about to go.
+        try? FileSystem.remove(journalPath)
+        let output = try OutputFile(finalPath: destination, length: resource.length)
+        guard segmented, let length = resource.length else {
+            return StartPoint(output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
+                              checkpointer: nil, segmented: false, resumedBytes: 0)
+        }
+        let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+        return StartPoint(output: output, table: SegmentTable(ranges: ranges),
+                          checkpointer: Checkpointer(path: journalPath, output: output, header: header),
+                          segmented: true, resumedBytes: 0)
+    }
+
+    /// Whether `destination` is this download, finished by an earlier run that stopped between
+    /// renaming `.part` to the final name and removing the journal: the journal names this URL,
+    /// length and validator, the `.part` is gone, and the final file has the journal's length.
+    /// (The rename happens only after every byte is in and synced.)
+    private static func finishedEarlier(_ destination: String, journalPath: String, partPath: String, header: Journal) -> Bool {
+        guard case .success(let journal)? = Checkpointer.load(journalPath) else { return false }
+        return !FileSystem.exists(partPath) && journal.url == header.url && journal.length == header.length
+            && journal.validator == header.validator && FileSystem.size(destination) == journal.length
+    }
+
+    /// The journal at `path` when it describes this URL, length and validator and its `.part`
+    /// is there; otherwise nil, with a notice saying why it was not used.
+    private static func usableJournal(at path: String, partPath: String, header: Journal,
+                                      notice: (String) -> Void) -> Journal? {
+        switch Checkpointer.load(path) {
+        case nil:
+            return nil
+        case .failure(let error):
+            notice("ignoring \(path) (\(error)); starting over")
+            return nil
+        case .success(let journal):
+            let reason: String? =
+                if journal.url != header.url { "it is for \(journal.url)" }
+                else if journal.length != header.length { "the file's length changed from \(journal.length) to \(header.length) bytes" }
+                else if journal.validator != header.validator {
+                    "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
+                }
+                else if FileSystem.size(partPath) != journal.length { "\(partPath) is missing or has the wrong size" }
+                else { nil }
+            if let reason {
+                notice("not resuming from \(path): \(reason); starting over")
+                return nil
+            }
+            return journal
+        }
+    }
+
+    /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest.
+    private static func continuing(destination: String, resource: RemoteResource, header: Journal,
+                                   options: DownloadOptions, notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+        let localSize = FileSystem.size(destination) ?? 0
+        if let length = resource.length, localSize == length {
+            notice("\(destination) is already complete (\(length) bytes)")
+            return nil
+        }
+        guard resource.isSegmentable, let length = resource.length else {
+            throw FastgetError(.protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
+                               hint: "use --overwrite to download it again")
+        }
+        if localSize > length {
+            notice("\(destination) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
+            try? FileSystem.remove(destination + ".fastget")
+            let output = try OutputFile(finalPath: destination, length: length)
+            let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+            return StartPoint(output: output, table: SegmentTable(ranges: ranges),
+                              checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
+                              segmented: true, resumedBytes: 0)
+        }
+        // The existing bytes become the first, finished segment of a `.part` file.
+        do {
+            try FileSystem.rename(destination, to: destination + ".part")
+        } catch {
+            throw FastgetError.local(error, path: destination)
+        }
+        let output = try OutputFile(finalPath: destination, length: length, extending: localSize)
+        var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
+        for range in SegmentPlan.tiles(length: length - localSize, segments: options.segments, minimumSize: options.minimumSegmentSize) {
+            entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
+        }
+        notice("continuing \(destination) from byte \(localSize)")
+        return StartPoint(output: output, table: SegmentTable(journal: entries),
+                          checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
+                          segmented: true, resumedBytes: localSize)
+    }
+}

@@ -1,0 +1,45 @@
+import Fastget
+import Glibc
+
+/// Turns SIGINT and SIGTERM into `Download.pause()`: the first signal stops the workers and takes
+/// a last checkpoint (the run then ends with exit 130); a second one exits at once, which is
+/// still safe because the last checkpoint on disk is true.
+///
+/// The signals are blocked in every thread (workers inherit the mask) and taken by one thread
+/// with `sigwait`, so no Swift code runs in a signal handler.
+enum SignalWatcher {
+    /// Call before any other thread starts.
+    static func blockSignals() {
+        var signals = watched
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Starts the watching thread for `download`.
+    static func watch(_ download: Download) {
+        let box = Unmanaged.passRetained(download).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { argument in
+            let download = Unmanaged<Download>.fromOpaque(argument!).takeRetainedValue()
+            var signals = SignalWatcher.watched
+            var received: Int32 = 0
+            sigwait(&signals, &received)
+            download.pause()
+            sigwait(&signals, &received)
+            Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
+            _exit(130)
+        }, box)
+        if result == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Download>.fromOpaque(box).release()
+        }
+    }
+
+    private static var watched: sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        return signals
+    }
+}

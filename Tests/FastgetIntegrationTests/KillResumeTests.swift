@@ -1,0 +1,70 @@
+import FastgetTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The promise behind the journal: kill fastget at any moment, run the same command again, and
+/// the result is byte-identical, having re-fetched only what the last checkpoint did not cover.
+@Suite struct KillResumeTests {
+    static let size = 6 << 20
+    static let segments = 3
+    static let rate = 2.0 * 1_048_576          // per connection
+    static let checkpointInterval = 0.1
+
+    @Test(arguments: [SIGKILL, SIGINT])
+    func survivesTenKillsAtRandomMoments(signal: Int32) throws {
+        let data = testBytes(count: KillResumeTests.size, seed: UInt64(signal))
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in KillResumeTests.rate }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let executable = try fastgetExecutable()
+        var random = SystemRandomNumberGenerator()
+        var kills = 0
+        var round = 0
+        while kills < 10 {
+            round += 1
+            server.clearRecords()
+            let name = "round\(round).bin"
+            var resumes = 0
+            var finished = false
+            for _ in 0..<40 where !finished {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = ["-q", "-n", "\(KillResumeTests.segments)", "--checkpoint-interval", "\(KillResumeTests.checkpointInterval)",
+                                     "-o", name, server.url()]
+                process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+                let errors = Pipe()
+                process.standardError = errors
+                let exited = DispatchSemaphore(value: 0)
+                process.terminationHandler = { _ in exited.signal() }
+                try process.run()
+                // The kill point: somewhere in the first 0.15-0.6 s of this run.
+                let delay = Double.random(in: 0.15...0.6, using: &random)
+                if exited.wait(timeout: .now() + delay) == .timedOut {
+                    kill(process.processIdentifier, signal)
+                    kills += 1
+                    #expect(exited.wait(timeout: .now() + 20) == .success, "fastget did not stop after signal \(signal)")
+                    resumes += 1
+                    if signal == SIGINT && process.terminationStatus != 0 {
+                        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                        #expect(process.terminationStatus == 130, "\(stderr)")
+                        if FileManager.default.fileExists(atPath: directory.file(name + ".fastget")) {
+                            #expect(stderr.contains("hint: run the same command again to resume (journal: \(name).fastget)"), "\(stderr)")
+                        }
+                    }
+                } else {
+                    #expect(process.terminationStatus == 0)
+                }
+                finished = process.terminationStatus == 0 && process.terminationReason == .exit
+            }
+            #expect(finished)
+            #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(data), "round \(round) after \(resumes) resumes")
+            #expect(!FileManager.default.fileExists(atPath: directory.file(name + ".fastget")))
+            // Re-fetched bytes are bounded by what a checkpoint interval (plus a tick) carries.
+            let served = server.responses.filter { $0.method == "GET" }.reduce(Int64(0)) { $0 + $1.bodyBytes }
+            let perResume = Double(KillResumeTests.segments) * KillResumeTests.rate * (KillResumeTests.checkpointInterval + 0.25)
+            #expect(Double(served) <= Double(KillResumeTests.size) + Double(resumes) * perResume,
+                    "round \(round): \(served) bytes served for \(KillResumeTests.size) with \(resumes) resumes")
+        }
+    }
+}
