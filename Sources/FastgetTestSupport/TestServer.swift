@@ -28,11 +28,11 @@ public final class TestServer: Sendable {
     let configuration: Configuration
     private let listener: Int32
     let handler: @Sendable (RecordedRequest) -> TestResponse
-    private let recorded = Mutex<[RecordedRequest]>([])
-    private let served = Mutex<[ServedResponse]>([])
-    private let connections = Mutex<Set<Int32>>([])
+    private let recorded = Locked<[RecordedRequest]>([])
+    private let served = Locked<[ServedResponse]>([])
+    private let connections = Locked<Set<Int32>>([])
     private let stopped = Atomic<Bool>(false)
-    private let acceptThread = Mutex<PosixThread?>(nil)
+    private let acceptThread = Locked<PosixThread?>(nil)
     private let accepted = Atomic<Int>(0)
 
     public init(_ configuration: Configuration = Configuration(), handler: @escaping @Sendable (RecordedRequest) -> TestResponse) throws {

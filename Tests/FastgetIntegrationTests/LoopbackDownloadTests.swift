@@ -1,4 +1,4 @@
-import Fastget
+@testable import Fastget
 import FastgetTestSupport
 import Foundation
 import Synchronization
@@ -289,7 +289,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         var options = DownloadOptions()
         options.output = directory.file("out.bin")
         let download = try Download(url: server.url(), options: options)
-        let result = Mutex<String>("")
+        let result = Locked<String>("")
         let started = DispatchSemaphore(value: 0)
         let thread = Thread {
             started.signal()

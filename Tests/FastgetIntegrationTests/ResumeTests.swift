@@ -6,7 +6,7 @@ import Testing
 
 /// Runs `download` on its own thread; `stop` is called once `ready` says so (bounded wait).
 private func runAndStop(_ download: Download, stop: (Download) -> Void, when ready: () -> Bool) -> FastgetError? {
-    let outcome = Mutex<FastgetError?>(nil)
+    let outcome = Locked<FastgetError?>(nil)
     let finished = DispatchSemaphore(value: 0)
     Thread {
         do throws(FastgetError) { _ = try download.run() } catch { outcome.withLock { $0 = error } }
@@ -31,8 +31,8 @@ private func options(_ output: String, segments: Int = 4) -> DownloadOptions {
 
 /// A file whose bytes and ETag can be swapped while the server runs.
 private final class ChangingFile: Sendable {
-    let current: Mutex<TestFile>
-    init(_ file: TestFile) { current = Mutex(file) }
+    let current: Locked<TestFile>
+    init(_ file: TestFile) { current = Locked(file) }
     func swap(_ bytes: [UInt8], etag: String) {
         current.withLock { $0.content = .memory(bytes); $0.etag = etag }
     }
@@ -88,7 +88,7 @@ private final class ChangingFile: Sendable {
         }
         let newer = testBytes(count: data.count, seed: 22)
         file.swap(newer, etag: "\"fastget-test-2\"")
-        let notices = Mutex<[String]>([])
+        let notices = Locked<[String]>([])
         _ = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(newer))
         #expect(notices.withLock { $0 }.contains { $0.contains("the file changed on the server") && $0.hasSuffix("starting over") })
@@ -108,7 +108,7 @@ private final class ChangingFile: Sendable {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let output = directory.file("f.bin")
-        let notices = Mutex<[String]>([])
+        let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(newer))
         #expect(report.resumedBytes == 0)
@@ -122,7 +122,7 @@ private final class ChangingFile: Sendable {
         let output = directory.file("f.bin")
         try Data(repeating: 0x55, count: data.count).write(to: URL(fileURLWithPath: output + ".part"))
         try Data("FASTGETJ garbage".utf8).write(to: URL(fileURLWithPath: output + ".fastget"))
-        let notices = Mutex<[String]>([])
+        let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(report.resumedBytes == 0)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
@@ -138,7 +138,7 @@ private final class ChangingFile: Sendable {
         let stale = Journal(url: server.url(), finalURL: server.url(), length: Int64(data.count), validator: .etag("\"fastget-test-1\""),
                             segments: [.init(start: 0, end: Int64(data.count), written: 1000)])
         try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
-        let notices = Mutex<[String]>([])
+        let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(report.segments == 0)
         #expect(notices.withLock { $0 } == ["\(output) is already complete"])

@@ -45,8 +45,8 @@ public final class Download: Sendable {
     public let url: HTTPURL
     public let options: DownloadOptions
     private let cancelRequested = Atomic<Bool>(false)
-    private let current = Mutex<Transfer?>(nil)
-    private let stopReason = Mutex<String>("download cancelled")
+    private let current = Locked<Transfer?>(nil)
+    private let stopReason = Locked<String>("download cancelled")
 
     /// - Throws: `FastgetError` with code `.usage` for a malformed URL or invalid options.
     public init(url: String, options: DownloadOptions = DownloadOptions()) throws(FastgetError) {

@@ -4,7 +4,7 @@ import Synchronization
 /// tests can fill the disk at a chosen moment. Disarmed, it costs one relaxed atomic load per write.
 package enum FaultInjection {
     private static let armed = Atomic<Bool>(false)
-    private static let plan = Mutex<(path: String, budget: Int64)?>(nil)
+    private static let plan = Locked<(path: String, budget: Int64)?>(nil)
 
     /// Writes to `path` fail with `ENOSPC` after `bytes` more bytes.
     package static func failWrites(to path: String, after bytes: Int64) {

@@ -15,15 +15,15 @@ final class Transfer: Sendable {
     let wake = WakeSignal()
 
     private let stopped = Atomic<Bool>(false)
-    private let firstFailure = Mutex<FastgetError?>(nil)
-    private let activeConnections = Mutex<[Int: HTTPConnection]>([:])
+    private let firstFailure = Locked<FastgetError?>(nil)
+    private let activeConnections = Locked<[Int: HTTPConnection]>([:])
     let runningWorkers = Atomic<Int>(0)
     let retries = Atomic<Int>(0)
     /// For a single stream: the number of bytes the body turned out to have.
     let streamedLength = Atomic<Int64>(-1)
 
     private let changed = Atomic<Bool>(false)
-    private let stopMessage = Mutex<String>("download cancelled")
+    private let stopMessage = Locked<String>("download cancelled")
 
     init(requester: Requester, resource: RemoteResource, output: OutputFile, options: DownloadOptions, validator: Validator?) {
         self.requester = requester

@@ -8,7 +8,7 @@ package final class Connector: Sendable {
     private let caFile: String?
     private let verifyPeer: Bool
     /// Created on first use: loading a trust store costs milliseconds that plain HTTP should not pay.
-    private let tlsContext = Mutex<TLSContext?>(nil)
+    private let tlsContext = Locked<TLSContext?>(nil)
 
     package init(connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool) {
         self.connectTimeout = connectTimeout
@@ -58,7 +58,7 @@ package final class Connector: Sendable {
 
 /// Idle keep-alive connections, by origin, for the next request of any worker.
 package final class ConnectionPool: Sendable {
-    private let idle = Mutex<[HTTPConnection]>([])
+    private let idle = Locked<[HTTPConnection]>([])
     private let capacity: Int
 
     package init(capacity: Int = 64) { self.capacity = capacity }
