@@ -43,9 +43,8 @@ do throws(FastgetError) {
         let segments = report.segments == 1 ? "1 segment" : "\(report.segments) segments"
         let retries = report.retries > 0 ? ", \(report.retries) retries" : ""
         let resumed = report.resumedBytes > 0 ? ", \(Format.bytes(Double(report.resumedBytes))) resumed" : ""
-        if report.segments == 0 {
-            Console.write("fastget: \(report.path) is already complete\n")
-        } else {
+        // segments == 0: nothing was fetched; the notice already said the file is complete.
+        if report.segments > 0 {
             Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(retries)\(resumed))\n")
         }
     }

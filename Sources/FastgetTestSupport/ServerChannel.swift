@@ -53,13 +53,18 @@ final class ServerChannel {
 
     /// Writes every byte (paced); false when the peer is gone.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        writeCounting(bytes) == bytes.count
+    }
+
+    /// Writes (paced) until done or the peer is gone; returns how many bytes went out.
+    func writeCounting(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while offset < bytes.count {
             let chunk = pacer?.admit(bytes.count - offset) ?? (bytes.count - offset)
-            guard writeRaw(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk)])) else { return false }
+            guard writeRaw(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk)])) else { return offset }
             offset += chunk
         }
-        return true
+        return offset
     }
 
     func write(_ text: String) -> Bool {

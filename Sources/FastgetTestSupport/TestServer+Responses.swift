@@ -120,8 +120,8 @@ private struct BodySource {
     func send(_ range: Range<Int64>, on channel: ServerChannel) -> Int64 {
         switch content {
         case .memory(let bytes):
-            let ok = bytes.withUnsafeBytes { channel.write(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)])) }
-            return ok ? range.count64 : 0
+            let sent = bytes.withUnsafeBytes { channel.writeCounting(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)])) }
+            return Int64(sent)
         case .file(let path, _):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return 0 }

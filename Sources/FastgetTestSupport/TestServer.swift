@@ -103,6 +103,18 @@ public final class TestServer: Sendable {
     /// How many connections the server has accepted.
     public var connectionCount: Int { accepted.load(ordering: .relaxed) }
 
+    /// Waits (bounded) until no connection is open, so that every response of clients that have
+    /// gone is recorded. Returns false on timeout.
+    @discardableResult
+    public func waitUntilIdle(timeout: Double = 5) -> Bool {
+        let deadline = monotonicSeconds() + timeout
+        while connections.withLock({ !$0.isEmpty }) {
+            if monotonicSeconds() > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
     /// Forgets the requests and responses recorded so far and restarts connection numbering at
     /// 0 (between benchmark runs, when no connection is open).
     public func clearRecords() {

@@ -39,6 +39,21 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
     }
 
+    @Test func continuesAPartialFileWithDashC() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data(data.prefix(700_000)).write(to: URL(fileURLWithPath: directory.file("file.bin")))
+        let result = try fastget(["-c", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("fastget: continuing file.bin from byte 700000\nfastget: saved file.bin ("))
+        #expect(result.stderr.contains("resumed)"))
+        #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
+        let again = try fastget(["-c", server.url()], in: directory)
+        #expect(again.status == 0)
+        #expect(again.stderr == "fastget: file.bin is already complete (\(data.count) bytes)\n")
+    }
+
     @Test func reportsNotFoundWithExit66() throws {
         let server = try TestServer { _ in .status(404, body: "gone") }
         let directory = try TemporaryDirectory()

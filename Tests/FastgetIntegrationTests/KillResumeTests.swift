@@ -75,6 +75,7 @@ import Testing
             #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(data), "round \(round) after \(resumes) resumes")
             #expect(!FileManager.default.fileExists(atPath: directory.file(name + ".fastget")))
             // Re-fetched bytes are bounded by what a checkpoint interval (plus a tick) carries.
+            #expect(server.waitUntilIdle())
             let served = server.responses.filter { $0.method == "GET" }.reduce(Int64(0)) { $0 + $1.bodyBytes }
             let perResume = Double(KillResumeTests.segments) * KillResumeTests.rate * (KillResumeTests.checkpointInterval + 0.25)
             #expect(Double(served) <= Double(KillResumeTests.size) + Double(resumes) * perResume,
