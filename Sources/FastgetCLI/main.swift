@@ -42,10 +42,11 @@ do throws(FastgetError) {
         let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
         let segments = report.segments == 1 ? "1 segment" : "\(report.segments) segments"
         let retries = report.retries > 0 ? ", \(report.retries) retries" : ""
+        let steals = report.steals > 0 ? ", \(report.steals) steals" : ""
         let resumed = report.resumedBytes > 0 ? ", \(Format.bytes(Double(report.resumedBytes))) resumed" : ""
         // segments == 0: nothing was fetched; the notice already said the file is complete.
         if report.segments > 0 {
-            Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(retries)\(resumed))\n")
+            Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(steals)\(retries)\(resumed))\n")
         }
     }
     exit(0)

@@ -36,6 +36,9 @@ public final class TestServer: Sendable {
     private let accepted = Atomic<Int>(0)
 
     public init(_ configuration: Configuration = Configuration(), handler: @escaping @Sendable (RecordedRequest) -> TestResponse) throws {
+        // TLS writes go through write(2), where MSG_NOSIGNAL cannot be passed: a client that
+        // hangs up early must give EPIPE, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
         self.handler = handler
         self.configuration = configuration
         let ipv6 = configuration.ipv6

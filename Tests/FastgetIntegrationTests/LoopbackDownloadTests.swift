@@ -14,6 +14,8 @@ private func download(_ url: String, segments: Int = 4, configure: (inout Downlo
     options.output = directory.file("out.bin")
     options.timeout = 10
     options.connectTimeout = 5
+    // These tests assert the exact requests of a plan; stealing has tests of its own.
+    options.stealing = false
     configure(&options)
     let download = try Download(url: url, options: options)
     let result: Result<DownloadReport, FastgetError>

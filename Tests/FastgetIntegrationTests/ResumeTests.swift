@@ -26,6 +26,7 @@ private func options(_ output: String, segments: Int = 4) -> DownloadOptions {
     options.minimumSegmentSize = 64 * 1024
     options.checkpointInterval = 0.1
     options.timeout = 10
+    options.stealing = false
     return options
 }
 
@@ -158,9 +159,12 @@ private final class ChangingFile: Sendable {
         let report = try Download(url: server.url(), options: settings).run()
         #expect(report.resumedBytes == 300_000)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
-        let ranges = Set(server.requests.filter { $0.method == "GET" }.compactMap { $0.header("Range") })
+        // The two segments planned over the missing part were asked for (and maybe a stolen
+        // tail); nothing below byte 300000 was fetched again.
+        let ranges = server.requests.filter { $0.method == "GET" }.compactMap { $0.header("Range") }
         let half = 300_000 + (data.count - 300_000) / 2
-        #expect(ranges == ["bytes=300000-\(half - 1)", "bytes=\(half)-\(data.count - 1)"])
+        #expect(Set(ranges).isSuperset(of: ["bytes=300000-\(half - 1)", "bytes=\(half)-\(data.count - 1)"]))
+        #expect(ranges.allSatisfy { (Int($0.dropFirst(6).split(separator: "-")[0]) ?? 0) >= 300_000 })
     }
 
     @Test func continueOnACompleteFileFetchesNothing() throws {

@@ -13,7 +13,7 @@ struct Coordinator {
     func run(progress: (DownloadProgress) -> Void) throws(FastgetError) {
         let options = transfer.options
         var threads: [PosixThread] = []
-        let count = table.segments.count
+        let count = buffers.count
         transfer.runningWorkers.store(count, ordering: .releasing)
         let splice = segmented && transfer.resource.url.scheme == .http
         for id in 0..<count {
@@ -32,10 +32,14 @@ struct Coordinator {
 
         var lastReport = 0.0
         var lastCheckpoint = MonotonicClock.seconds()
-        var flushed = table.segments.map(\.start)
+        var lastTick = lastCheckpoint
+        var flushed: [ObjectIdentifier: Int64] = [:]
+        var sampled: [ObjectIdentifier: Int64] = [:]
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             transfer.wake.wait(seconds: options.progressInterval)
             let now = MonotonicClock.seconds()
+            measureSpeeds(&sampled, seconds: now - lastTick)
+            lastTick = now
             if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
                 lastCheckpoint = now
                 do throws(FastgetError) {
@@ -68,13 +72,29 @@ struct Coordinator {
     }
 
     /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path.
-    private func startWriteback(_ flushed: inout [Int64]) {
-        for (index, segment) in table.segments.enumerated() {
+    private func startWriteback(_ flushed: inout [ObjectIdentifier: Int64]) {
+        for segment in table.segments {
             let written = segment.written.load(ordering: .acquiring)
-            if written - flushed[index] >= Coordinator.writebackStep {
-                transfer.output.startWriteback(ByteRange(start: flushed[index], end: written))
-                flushed[index] = written
+            let done = flushed[ObjectIdentifier(segment)] ?? segment.start
+            if written - done >= Coordinator.writebackStep {
+                transfer.output.startWriteback(ByteRange(start: done, end: written))
+                flushed[ObjectIdentifier(segment)] = written
             }
+        }
+    }
+
+    /// Each segment's speed since the last tick, smoothed, for the thieves' time estimates.
+    private func measureSpeeds(_ sampled: inout [ObjectIdentifier: Int64], seconds: Double) {
+        guard seconds > 0 else { return }
+        for segment in table.segments {
+            let written = segment.written.load(ordering: .relaxed)
+            let key = ObjectIdentifier(segment)
+            defer { sampled[key] = written }
+            guard let before = sampled[key] else { continue }
+            let current = Double(written - before) / seconds
+            let previous = Double(segment.speed.load(ordering: .relaxed))
+            let smoothed = previous == 0 ? current : 0.5 * previous + 0.5 * current
+            segment.speed.store(Int64(max(1, smoothed)), ordering: .relaxed)
         }
     }
 

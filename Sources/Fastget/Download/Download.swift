@@ -24,8 +24,10 @@ public struct DownloadReport: Sendable {
     public let path: String
     public let bytes: Int64
     public let seconds: Double
-    /// Parallel segments used (1 for a single stream).
+    /// Parallel connections used (1 for a single stream; 0 when nothing had to be fetched).
     public let segments: Int
+    /// Times an idle connection took over the second half of a slower one's range.
+    public let steals: Int
     /// Attempts repeated after temporary failures.
     public let retries: Int
     /// Bytes that were already on disk from an earlier run.
@@ -108,7 +110,7 @@ public final class Download: Sendable {
                                                      options: options, notice: notice) else {
                 let length = resource.length ?? 0
                 return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                                      segments: 0, retries: 0, resumedBytes: length, resource: resource)
+                                      segments: 0, steals: 0, retries: 0, resumedBytes: length, resource: resource)
             }
             let transfer = Transfer(requester: requester, resource: resource, output: start.output, options: options,
                                     validator: start.segmented ? Validator(resource) : nil)
@@ -116,8 +118,11 @@ public final class Download: Sendable {
             defer { current.withLock { $0 = nil } }
             if cancelRequested.load(ordering: .acquiring) { transfer.stop(reason: stopReason.withLock { $0 }) }
 
+            // One worker per unfinished segment, up to the segment count asked for; on resume a
+            // journal may hold more segments (from steals) than workers.
+            let workers = min(options.segments, max(1, start.table.unfinishedCount))
             let coordinator = Coordinator(transfer: transfer, table: start.table,
-                                          buffers: BufferPool(count: start.table.segments.count, size: options.bufferSize),
+                                          buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try coordinator.run(progress: progress)
@@ -135,7 +140,8 @@ public final class Download: Sendable {
             try start.output.finish(length: length)
             start.checkpointer?.remove()
             return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                                  segments: start.table.segments.count, retries: transfer.retries.load(ordering: .relaxed),
+                                  segments: coordinator.buffers.count, steals: start.table.steals.load(ordering: .relaxed),
+                                  retries: transfer.retries.load(ordering: .relaxed),
                                   resumedBytes: start.resumedBytes, resource: resource)
         }
     }

@@ -22,6 +22,9 @@ public struct DownloadOptions: Sendable {
     /// Continue a file at the output path that has no journal (left by curl or wget): keep its
     /// bytes and fetch the rest (`-c`).
     public var continuePartial: Bool = false
+    /// Let an idle connection take over the second half of the range with the longest
+    /// estimated time to finish (on by default; off gives exactly one request per segment).
+    public var stealing: Bool = true
     /// Seconds between checkpoints of the journal.
     public var checkpointInterval: Double = 1
     /// A PEM bundle trusted instead of the system store.

@@ -1,59 +1,100 @@
 import Synchronization
 
-/// One segment's live state, shared by its worker (the only writer) and the coordinator.
+/// One segment's live state. Its worker is the only writer of `written`; `end` moves down only
+/// when another worker steals the segment's tail (under the table's lock).
 final class Segment: Sendable {
-    let index: Int
     let start: Int64
-    /// Exclusive end. Atomic because a later scheduler may move it down while the worker runs.
+    /// Exclusive end. A steal lowers it; the worker re-reads it before every read and stops there.
     let end: Atomic<Int64>
     /// The first byte not yet written: `[start, written)` is on disk (not yet necessarily durable).
-    /// Published after `pwrite` returns.
+    /// Published after `pwrite`/`splice` returns.
     let written: Atomic<Int64>
+    /// Bytes per second lately, measured by the coordinator; 0 until known.
+    let speed = Atomic<Int64>(0)
+    /// Whether a worker has taken it.
+    let owned = Atomic<Bool>(false)
 
-    init(index: Int, range: ByteRange) {
-        self.index = index
+    init(range: ByteRange, written: Int64? = nil) {
         start = range.start
         end = Atomic(range.end)
-        written = Atomic(range.start)
+        self.written = Atomic(written ?? range.start)
     }
 
     var remaining: Int64 { end.load(ordering: .acquiring) - written.load(ordering: .acquiring) }
     var isComplete: Bool { remaining <= 0 }
 }
 
-/// Every segment of a download, and which of them a worker has claimed.
+/// Every segment of a download, in file order, tiling `[0, length)`. Workers claim unowned
+/// segments; when none is left, an idle worker steals the second half of the segment with the
+/// longest estimated time to finish. Structure changes and snapshots take a lock; the data
+/// path only touches a segment's atomics.
 final class SegmentTable: Sendable {
-    let segments: [Segment]
-    private let nextClaim = Atomic<Int>(0)
+    private let structure: Locked<[Segment]>
+    /// Segments created by steals so far.
+    let steals = Atomic<Int>(0)
 
     init(ranges: [ByteRange]) {
-        segments = ranges.enumerated().map { Segment(index: $0.offset, range: $0.element) }
+        structure = Locked(ranges.map { Segment(range: $0) })
     }
 
     /// Segments restored from a journal: each continues from its watermark.
     init(journal entries: [Journal.Entry]) {
-        segments = entries.enumerated().map { index, entry in
-            let segment = Segment(index: index, range: ByteRange(start: entry.start, end: entry.end))
-            segment.written.store(entry.written, ordering: .relaxed)
-            return segment
-        }
+        structure = Locked(entries.map { Segment(range: ByteRange(start: $0.start, end: $0.end), written: $0.written) })
     }
 
-    /// Every segment's range and watermark, for the journal. Each watermark is read once, after
-    /// the `pwrite`s it covers returned (release/acquire on `written`).
-    func snapshot() -> [Journal.Entry] {
-        segments.map { segment in
-            let written = segment.written.load(ordering: .acquiring)
-            return Journal.Entry(start: segment.start, end: segment.end.load(ordering: .acquiring), written: written)
-        }
-    }
+    /// The segments now, in file order.
+    var segments: [Segment] { structure.withLock { $0 } }
 
-    /// The next unclaimed, unfinished segment, or nil when none is left.
+    /// The first unowned, unfinished segment, now owned by the caller; nil when none is left.
     func claim() -> Segment? {
-        while true {
-            let index = nextClaim.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard index < segments.count else { return nil }
-            if !segments[index].isComplete { return segments[index] }
+        structure.withLock { segments in
+            for segment in segments where !segment.isComplete && !segment.owned.load(ordering: .relaxed) {
+                segment.owned.store(true, ordering: .relaxed)
+                return segment
+            }
+            return nil
+        }
+    }
+
+    /// Takes the second half of the owned segment with the longest estimated time to finish
+    /// (remaining bytes over its measured speed; a segment with no speed yet counts as slowest).
+    /// The first `reserve` bytes after the victim's watermark stay with it (they may be in flight
+    /// into its buffer); the half taken must be at least `minimum` bytes. Returns the new
+    /// segment, owned by the caller, or nil when nothing is worth taking.
+    func steal(minimum: Int64, reserve: Int64) -> Segment? {
+        structure.withLock { segments in
+            var best: (index: Int, eta: Double)?
+            for (index, segment) in segments.enumerated() where segment.owned.load(ordering: .relaxed) {
+                let remaining = segment.remaining
+                guard (remaining - reserve) / 2 >= minimum else { continue }
+                let speed = segment.speed.load(ordering: .relaxed)
+                let eta = speed > 0 ? Double(remaining) / Double(speed) : .infinity
+                if best == nil || eta > best!.eta { best = (index, eta) }
+            }
+            guard let best else { return nil }
+            let victim = segments[best.index]
+            let end = victim.end.load(ordering: .acquiring)
+            let remaining = end - victim.written.load(ordering: .acquiring)
+            let half = (remaining - reserve) / 2
+            guard half >= minimum else { return nil }
+            let split = end - half
+            victim.end.store(split, ordering: .releasing)
+            let taken = Segment(range: ByteRange(start: split, end: end))
+            taken.owned.store(true, ordering: .relaxed)
+            segments.insert(taken, at: best.index + 1)
+            steals.add(1, ordering: .relaxed)
+            return taken
+        }
+    }
+
+    /// Every segment's range and watermark, for the journal; consistent with steals (it takes
+    /// the same lock), so the entries always tile the file.
+    func snapshot() -> [Journal.Entry] {
+        structure.withLock { segments in
+            segments.map { segment in
+                Journal.Entry(start: segment.start, end: segment.end.load(ordering: .acquiring),
+                              written: segment.written.load(ordering: .acquiring))
+            }
         }
     }
 
@@ -62,4 +103,7 @@ final class SegmentTable: Sendable {
     }
 
     var isComplete: Bool { segments.allSatisfy(\.isComplete) }
+
+    /// Segments not yet finished.
+    var unfinishedCount: Int { segments.filter { !$0.isComplete }.count }
 }

@@ -22,9 +22,13 @@ final class SegmentWorker {
 
     private var url: HTTPURL { transfer.resource.url }
 
-    /// Ranged mode: segments until none is left.
+    /// Ranged mode: unclaimed segments first, then halves stolen from the slowest, until
+    /// nothing is worth taking.
     func run(table: SegmentTable) {
-        while !transfer.isStopped, let segment = table.claim() {
+        let minimum = max(Int64(buffer.count), transfer.options.minimumSegmentSize / 4)
+        let stealing = transfer.options.stealing
+        while !transfer.isStopped,
+              let segment = table.claim() ?? (stealing ? table.steal(minimum: minimum, reserve: Int64(buffer.count)) : nil) {
             do {
                 try withRetries { try fetch(segment) }
             } catch {
@@ -79,23 +83,42 @@ final class SegmentWorker {
         defer { transfer.track(id, nil) }
         try validate(head, for: range, connection: connection)
 
+        // Re-read the end before every read: a steal may have moved it down, and the worker
+        // stops exactly there (the rest of this response then goes unused).
         var offset = start
-        while offset < end {
+        while offset < segment.end.load(ordering: .acquiring) {
+            let limit = segment.end.load(ordering: .acquiring) - offset
             let count: Int
             if let pipe, let socket = connection.spliceableSocket {
-                count = try splice(from: socket, through: pipe, connection, at: offset, limit: end - offset)
+                count = try splice(from: socket, through: pipe, connection, segment: segment, at: offset, limit: limit)
             } else {
-                let want = Int(min(Int64(buffer.count), end - offset))
-                count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                let want = Int(min(Int64(buffer.count), limit))
+                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                // A steal that landed during the read: keep only the bytes still ours.
+                count = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
                 if count > 0 {
                     try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
                 }
+                if read == 0 {
+                    throw TransferError.truncatedBody(received: offset - start, expected: range.count)
+                }
+                if count < read {
+                    connection.shutdown()
+                    segment.written.store(offset + Int64(count), ordering: .releasing)
+                    return
+                }
             }
             if count == 0 {
+                if offset >= segment.end.load(ordering: .acquiring) { break } // stolen mid-fill
                 throw TransferError.truncatedBody(received: offset - start, expected: range.count)
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
+        }
+        if offset < end {
+            // Stolen from: the body continues past our new end.
+            connection.shutdown()
+            return
         }
         // Everything asked for is in; keep the connection only if the body ended exactly there.
         if try connection.finishBody(scratch: buffer) {
@@ -109,7 +132,7 @@ final class SegmentWorker {
     /// the stream). Where `splice` is refused (EINVAL), splicing is turned off for this worker
     /// and one buffer is copied instead.
     private func splice(from socket: Socket, through pipe: SplicePipe, _ connection: HTTPConnection,
-                        at offset: Int64, limit: Int64) throws -> Int {
+                        segment: Segment, at offset: Int64, limit: Int64) throws -> Int {
         let count: Int
         do {
             count = try pipe.fill(from: socket, limit: Int(min(Int64(pipe.capacity), limit)))
@@ -125,15 +148,23 @@ final class SegmentWorker {
         }
         guard count > 0 else { return 0 }
         connection.consumedSplicedBody(count)
+        // A steal that landed during the fill: only the bytes below the new end are ours.
+        let usable = Int(min(Int64(count), max(0, segment.end.load(ordering: .acquiring) - offset)))
         do {
-            try transfer.output.write(from: pipe, at: offset, count: count)
+            if usable > 0 { try transfer.output.write(from: pipe, at: offset, count: usable) }
         } catch {
             // The pipe may still hold bytes of this response: it cannot be reused.
             self.pipe = nil
             connection.invalidate()
             throw error
         }
-        return count
+        if usable < count {
+            // The rest is another segment's; this pipe still holds it, so it goes.
+            self.pipe = try? SplicePipe(capacity: buffer.count)
+            connection.invalidate()
+            connection.shutdown()
+        }
+        return usable
     }
 
     /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
