@@ -33,10 +33,13 @@ final class Requester: Sendable {
         return HTTPRequest(method: method, url: url, fields: fields)
     }
 
-    /// Sends `request` and reads the response head. A parked connection that the server closed
-    /// while idle is replaced by a new one once (the request had not been answered).
-    func send(_ request: HTTPRequest, onConnection: (HTTPConnection?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
-        if let parked = pool.take(origin: request.url.origin) {
+    /// Sends `request` and reads the response head, on `reusing` when it can carry another
+    /// request, else on a parked connection, else on a new one. A kept connection that the
+    /// server closed while idle is replaced by a new one once (the request had not been answered).
+    func send(_ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
+              onConnection: (HTTPConnection?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
+        let reusable = kept.flatMap { $0.isReusable && $0.origin == request.url.origin ? $0 : nil }
+        if let parked = reusable ?? pool.take(origin: request.url.origin) {
             onConnection(parked)
             do {
                 try parked.send(request)

@@ -56,17 +56,18 @@ final class SegmentTable: Sendable {
         }
     }
 
-    /// Takes the second half of the owned segment with the longest estimated time to finish
-    /// (remaining bytes over its measured speed; a segment with no speed yet counts as slowest).
-    /// The first `reserve` bytes after the victim's watermark stay with it (they may be in flight
-    /// into its buffer); the half taken must be at least `minimum` bytes. Returns the new
-    /// segment, owned by the caller, or nil when nothing is worth taking.
-    func steal(minimum: Int64, reserve: Int64) -> Segment? {
+    /// Takes over the tail of the owned segment with the longest estimated time to finish
+    /// (remaining bytes over its measured speed). The split is chosen so that victim and thief
+    /// finish together at their speeds (an even split when either speed is unknown); the
+    /// first `reserve` bytes after the victim's watermark stay with it, and the part taken must
+    /// be at least `minimum` bytes. Returns the new segment, owned by the caller, or nil when
+    /// nothing is worth taking.
+    func steal(minimum: Int64, reserve: Int64, thiefSpeed: Int64) -> Segment? {
         structure.withLock { segments in
             var best: (index: Int, eta: Double)?
             for (index, segment) in segments.enumerated() where segment.owned.load(ordering: .relaxed) {
                 let remaining = segment.remaining
-                guard (remaining - reserve) / 2 >= minimum else { continue }
+                guard remaining - reserve >= minimum else { continue }
                 let speed = segment.speed.load(ordering: .relaxed)
                 let eta = speed > 0 ? Double(remaining) / Double(speed) : .infinity
                 if best == nil || eta > best!.eta { best = (index, eta) }
@@ -74,16 +75,20 @@ final class SegmentTable: Sendable {
             guard let best else { return nil }
             let victim = segments[best.index]
             let end = victim.end.load(ordering: .acquiring)
-            let remaining = end - victim.written.load(ordering: .acquiring)
-            let half = (remaining - reserve) / 2
-            guard half >= minimum else { return nil }
-            let split = end - half
+            let movable = end - victim.written.load(ordering: .acquiring) - reserve
+            let victimSpeed = Double(victim.speed.load(ordering: .relaxed))
+            let share = victimSpeed > 0 && thiefSpeed > 0 ? Double(thiefSpeed) / (Double(thiefSpeed) + victimSpeed) : 0.5
+            let taken = Int64(Double(movable) * share)
+            guard taken >= minimum else { return nil }
+            let split = end - taken
             victim.end.store(split, ordering: .releasing)
-            let taken = Segment(range: ByteRange(start: split, end: end))
-            taken.owned.store(true, ordering: .relaxed)
-            segments.insert(taken, at: best.index + 1)
+            let segment = Segment(range: ByteRange(start: split, end: end))
+            segment.owned.store(true, ordering: .relaxed)
+            // Until the coordinator measures it, it runs at about the thief's speed.
+            segment.speed.store(thiefSpeed, ordering: .relaxed)
+            segments.insert(segment, at: best.index + 1)
             steals.add(1, ordering: .relaxed)
-            return taken
+            return segment
         }
     }
 

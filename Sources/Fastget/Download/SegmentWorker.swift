@@ -12,6 +12,10 @@ final class SegmentWorker {
     let buffer: UnsafeMutableRawBufferPointer
     /// This worker's pipe for `splice`; nil when splicing is off or failed once.
     private var pipe: SplicePipe?
+    /// The connection this worker's last range ended cleanly on: its next range goes there.
+    /// Kept per worker, not pooled, because a connection's speed belongs to it (a slow path or
+    /// a per-connection cap); a pooled one could hand a fast worker the slow connection.
+    private var kept: HTTPConnection?
 
     init(id: Int, transfer: Transfer, buffer: UnsafeMutableRawBufferPointer, splice: Bool) {
         self.id = id
@@ -22,13 +26,20 @@ final class SegmentWorker {
 
     private var url: HTTPURL { transfer.resource.url }
 
+    /// Bytes after a victim's watermark that a steal leaves with it: about what may already be
+    /// on its way into the victim's buffer. (Correctness does not depend on it: a victim keeps
+    /// only bytes below its current end.)
+    static let stealReserve: Int64 = 32 * 1024
+
     /// Ranged mode: unclaimed segments first, then halves stolen from the slowest, until
     /// nothing is worth taking.
     func run(table: SegmentTable) {
-        let minimum = max(Int64(buffer.count), transfer.options.minimumSegmentSize / 4)
+        let minimum = max(Int64(buffer.count), transfer.options.minimumSegmentSize / 16)
         let stealing = transfer.options.stealing
+        var speed: Int64 = 0
         while !transfer.isStopped,
-              let segment = table.claim() ?? (stealing ? table.steal(minimum: minimum, reserve: Int64(buffer.count)) : nil) {
+              let segment = table.claim() ?? (stealing ? table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed) : nil) {
+            defer { speed = segment.speed.load(ordering: .relaxed) }
             do {
                 try withRetries { try fetch(segment) }
             } catch {
@@ -79,7 +90,8 @@ final class SegmentWorker {
         var fields = [(name: "Range", value: range.headerValue)]
         if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
         let request = transfer.requester.request("GET", url, extra: fields)
-        let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
+        let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.track(id, $0) }
+        kept = nil
         defer { transfer.track(id, nil) }
         try validate(head, for: range, connection: connection)
 
@@ -122,7 +134,7 @@ final class SegmentWorker {
         }
         // Everything asked for is in; keep the connection only if the body ended exactly there.
         if try connection.finishBody(scratch: buffer) {
-            transfer.requester.pool.park(connection)
+            kept = connection
         } else {
             connection.shutdown()
         }
