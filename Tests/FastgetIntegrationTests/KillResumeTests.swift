@@ -82,4 +82,30 @@ import Testing
                     "round \(round): \(served) bytes served for \(KillResumeTests.size) with \(resumes) resumes")
         }
     }
+
+    @Test func aSecondInterruptExitsAtOnceAndTheRunStillResumes() throws {
+        let data = testBytes(count: KillResumeTests.size, seed: 5)
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in KillResumeTests.rate }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let executable = try fastgetExecutable()
+        let arguments = ["-q", "-n", "\(KillResumeTests.segments)", "--checkpoint-interval", "0.1", "-o", "twice.bin", server.url()]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardError = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        // Let it get going (a checkpoint or two), then interrupt twice in a row.
+        _ = exited.wait(timeout: .now() + 0.4)
+        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, SIGINT)
+        #expect(exited.wait(timeout: .now() + 20) == .success)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+        let rerun = try runProcess(executable, arguments, in: directory.path)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("twice.bin")) == SHA256.hex(data))
+    }
 }

@@ -30,6 +30,9 @@ final class Segment: Sendable {
 /// path only touches a segment's atomics.
 final class SegmentTable: Sendable {
     private let structure: Locked<[Segment]>
+    /// Seconds a victim must still need for a steal to pay off.
+    static let minimumStealETA = 0.25
+
     /// Segments created by steals so far.
     let steals = Atomic<Int>(0)
 
@@ -72,7 +75,8 @@ final class SegmentTable: Sendable {
                 let eta = speed > 0 ? Double(remaining) / Double(speed) : .infinity
                 if best == nil || eta > best!.eta { best = (index, eta) }
             }
-            guard let best else { return nil }
+            // A victim about to finish is not worth a new request (and, over TLS, a handshake).
+            guard let best, best.eta >= SegmentTable.minimumStealETA else { return nil }
             let victim = segments[best.index]
             let end = victim.end.load(ordering: .acquiring)
             let movable = end - victim.written.load(ordering: .acquiring) - reserve
