@@ -145,7 +145,7 @@ enum ArgumentParser {
       68   the host name does not resolve
       69   unavailable: connection refused or unreachable, or a server error (5xx)
       73   the output exists (use --overwrite) or cannot be created
-      74   local I/O error, e.g. disk full
+      74   local I/O error, e.g. disk full or a file larger than the free space
       75   temporary failure after retries: timeout, dropped connection, 408/429/502/503/504
       76   protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected
       77   access denied: HTTP 401/403/407

@@ -11,6 +11,8 @@ public struct RecordedRequest: Sendable {
     public let raw: String
     /// Which connection carried it: 0 for the first the server accepted, then 1, 2, …
     public let connection: Int
+    /// Monotonic seconds when its head was complete.
+    public let received: Double
 
     /// The first value of a field, by case-insensitive name.
     public func header(_ name: String) -> String? {
@@ -52,7 +54,8 @@ public final class DropPlan: Sendable {
         remaining = Atomic(times)
     }
 
-    func take() -> Bool {
+    /// Spends one of the plan's times: true while any are left (also a one-shot switch for handlers).
+    public func take() -> Bool {
         while true {
             let left = remaining.load(ordering: .relaxed)
             if left <= 0 { return false }

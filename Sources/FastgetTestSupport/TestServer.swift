@@ -195,6 +195,7 @@ public final class TestServer: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
-        return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection)
+        return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection,
+                               received: monotonicSeconds())
     }
 }

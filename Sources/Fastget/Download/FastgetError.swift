@@ -63,17 +63,25 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// The HTTP status that caused the error, when one did.
     public let httpStatus: Int?
 
+    /// Seconds the server asked to wait before retrying (`Retry-After` on 503/429), when it did.
+    let retryAfter: Double?
+
     public init(_ code: Code, _ message: String, hint: String? = nil, httpStatus: Int? = nil) {
+        self.init(code, message, hint: hint, httpStatus: httpStatus, retryAfter: nil)
+    }
+
+    init(_ code: Code, _ message: String, hint: String?, httpStatus: Int?, retryAfter: Double?) {
         self.code = code
         self.message = message
         self.hint = hint
         self.httpStatus = httpStatus
+        self.retryAfter = retryAfter
     }
 
     /// The same error with `hint` added when it has none.
     func withHint(_ hint: String?) -> FastgetError {
         guard self.hint == nil, let hint else { return self }
-        return FastgetError(code, message, hint: hint, httpStatus: httpStatus)
+        return FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
     }
 
     public var exitCode: Int32 { code.exitCode }
@@ -81,6 +89,16 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 
     /// The error for a final HTTP status that is not a success.
+    /// The error for a final response that is not a success, with its `Retry-After` (seconds).
+    static func status(_ head: ResponseHead, url: HTTPURL) -> FastgetError {
+        let error = status(head.status, reason: head.reason, url: url)
+        // Retry-After as delay-seconds (RFC 9110 §10.2.3); an HTTP-date falls back to back-off.
+        guard let value = head.value("retry-after"), let seconds = Int(value.trimmingASCIISpaces()), seconds >= 0 else {
+            return error
+        }
+        return FastgetError(error.code, error.message, hint: nil, httpStatus: error.httpStatus, retryAfter: Double(seconds))
+    }
+
     static func status(_ status: Int, reason: String, url: HTTPURL) -> FastgetError {
         let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
         let code: Code = switch status {

@@ -13,7 +13,7 @@ struct Prober {
             return resource(url, head, length: head.contentLength, ranges: true)
         }
         if !(200...299).contains(head.status) && head.status != 405 && head.status != 501 {
-            throw FastgetError.status(head.status, reason: head.reason, url: url)
+            throw FastgetError.status(head, url: url)
         }
         requester.pool.park(connection)
         let headLength = headUsable ? head.contentLength : nil
@@ -48,7 +48,7 @@ struct Prober {
             return resource(url, head, length: length, ranges: false)
         default:
             connection.shutdown()
-            throw FastgetError.status(head.status, reason: head.reason, url: url)
+            throw FastgetError.status(head, url: url)
         }
     }
 

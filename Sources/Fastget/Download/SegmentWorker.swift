@@ -75,9 +75,10 @@ final class SegmentWorker {
                 guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
-                // Exponential back-off with jitter: 0.25 s, 0.5 s, 1 s … capped at 8 s.
+                // The server's Retry-After (capped at a minute), else exponential back-off with
+                // jitter: 0.25 s, 0.5 s, 1 s … capped at 8 s.
                 let base = min(8.0, 0.25 * Double(1 << min(failures - 1, 6)))
-                transfer.pause(seconds: base * Double.random(in: 0.75...1.25))
+                transfer.pause(seconds: failure.retryAfter.map { min($0, 60) } ?? base * Double.random(in: 0.75...1.25))
             }
         }
     }
@@ -194,7 +195,7 @@ final class SegmentWorker {
             if (200...299).contains(head.status) {
                 throw FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
             }
-            throw FastgetError.status(head.status, reason: head.reason, url: url)
+            throw FastgetError.status(head, url: url)
         }
         let contentRange: ContentRange?
         do {
@@ -227,7 +228,7 @@ final class SegmentWorker {
         defer { transfer.track(id, nil) }
         guard (200...299).contains(head.status), head.status != 206 else {
             connection.shutdown()
-            throw FastgetError.status(head.status, reason: head.reason, url: url)
+            throw FastgetError.status(head, url: url)
         }
         var offset: Int64 = 0
         while true {

@@ -42,6 +42,7 @@ struct StartPoint {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
+        try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
         try? FileSystem.remove(journalPath)
         let output = try OutputFile(finalPath: destination, length: resource.length)
         guard segmented, let length = resource.length else {
@@ -52,6 +53,26 @@ struct StartPoint {
         return StartPoint(output: output, table: SegmentTable(ranges: ranges),
                           checkpointer: Checkpointer(path: journalPath, output: output, header: header),
                           segmented: true, resumedBytes: 0)
+    }
+
+    /// Refuses, before any byte is fetched or preallocated, a file that cannot fit: a server
+    /// announcing 10 TB must not make preallocation fill the disk.
+    private static func checkSpace(for destination: String, needed: Int64, freed: Int64) throws(FastgetError) {
+        let directory = FileSystem.directory(of: destination)
+        guard needed > 0, let available = FileSystem.availableBytes(in: directory), needed > available + freed else { return }
+        throw FastgetError(.localIO, "not enough space for \(destination): it needs \(describe(needed)), \(describe(available + freed)) available in \(directory)")
+    }
+
+    /// "1.5 GiB", "512 KiB", "17 B".
+    static func describe(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+        var unit = 0
+        var scaled = bytes * 10
+        while scaled >= 10240 && unit < units.count - 1 {
+            scaled /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : "\(scaled / 10).\(scaled % 10) \(units[unit])"
     }
 
     /// Whether `destination` is this download, finished by an earlier run that stopped between
@@ -112,6 +133,7 @@ struct StartPoint {
                               checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
                               segmented: true, resumedBytes: 0)
         }
+        try checkSpace(for: destination, needed: length - localSize, freed: 0)
         // The existing bytes become the first, finished segment of a `.part` file.
         do {
             try FileSystem.rename(destination, to: destination + ".part")

@@ -120,6 +120,14 @@ package enum FileSystem {
         return Int64(info.st_size)
     }
 
+    /// Bytes an unprivileged writer may still allocate on the file system holding `directory`;
+    /// nil when it cannot be told. The corresponding C function is `statvfs`.
+    package static func availableBytes(in directory: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) &* Int64(info.f_frsize)
+    }
+
     /// Whether anything (file, directory, link) exists at `path`.
     package static func exists(_ path: String) -> Bool {
         var info = stat()
