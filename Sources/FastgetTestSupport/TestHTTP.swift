@@ -42,6 +42,8 @@ public enum TestResponse: Sendable {
     case raw([UInt8])
     /// Send nothing until the server stops or the client goes away.
     case hang
+    /// Send these bytes one at a time, one every `interval` seconds (a slowloris server).
+    case trickle([UInt8], interval: Double)
 }
 
 /// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.
@@ -95,6 +97,8 @@ public struct TestFile: Sendable {
     public var contentRangeShift: Int64 = 0
     /// Keep connections open between requests.
     public var keepAlive = true
+    /// Extra header lines sent with every answer ("Content-Encoding: gzip").
+    public var extraFields: [String] = []
 
     public init(_ bytes: [UInt8]) { content = .memory(bytes) }
 

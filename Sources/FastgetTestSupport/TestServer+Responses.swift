@@ -14,6 +14,12 @@ extension TestServer {
         case .raw(let bytes):
             _ = bytes.withUnsafeBytes { channel.write($0) }
             return false
+        case .trickle(let bytes, let interval):
+            for byte in bytes where !isStopped {
+                guard channel.write(String(decoding: [byte], as: UTF8.self)) else { return false }
+                usleep(useconds_t(interval * 1e6))
+            }
+            return false
         case .hang:
             var byte: UInt8 = 0
             while !isStopped && recv(channel.fd, &byte, 1, 0) > 0 {}
@@ -30,6 +36,7 @@ extension TestServer {
         if let lastModified = file.lastModified { fields.append("Last-Modified: \(lastModified)") }
         if file.advertisesRanges { fields.append("Accept-Ranges: bytes") }
         if !file.keepAlive { fields.append("Connection: close") }
+        fields += file.extraFields
         func head(_ statusLine: String) -> String { statusLine + "\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n" }
 
         if request.method == "HEAD" {

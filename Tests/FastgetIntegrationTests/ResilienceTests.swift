@@ -46,4 +46,40 @@ import Testing
         #expect(server.requests.map(\.method) == ["HEAD"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
+
+    @Test func boundsAHeadThatTricklesIn() throws {
+        let head = Array(("HTTP/1.1 200 OK\r\n" + String(repeating: "X-Slow: yes\r\n", count: 20) + "\r\n").utf8)
+        let server = try TestServer { _ in .trickle(head, interval: 0.05) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        options.timeout = 0.5   // each byte arrives well within it; the head as a whole does not
+        #expect {
+            try Download(url: server.url(), options: options).run()
+        } throws: { error in
+            guard let error = error as? FastgetError else { return false }
+            return error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
+        }
+        server.stop()
+    }
+
+    @Test(arguments: ["gzip", "br, identity"])
+    func refusesABodyInAnEncodingItDidNotAskFor(encoding: String) throws {
+        var file = TestFile(data)
+        file.extraFields = ["Content-Encoding: \(encoding)"]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        #expect {
+            try Download(url: server.url(), options: options).run()
+        } throws: { error in
+            guard let error = error as? FastgetError else { return false }
+            return error.exitCode == 76 && error.message.contains("Content-Encoding")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin")))
+        #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "identity" })
+    }
 }

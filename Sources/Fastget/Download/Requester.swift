@@ -33,6 +33,9 @@ final class Requester: Sendable {
         return HTTPRequest(method: method, url: url, fields: fields)
     }
 
+    /// When a response head must be complete: one I/O timeout from now.
+    private var headDeadline: Double { MonotonicClock.seconds() + options.timeout }
+
     /// Sends `request` and reads the response head, on `reusing` when it can carry another
     /// request, else on a parked connection, else on a new one. A kept connection that the
     /// server closed while idle is replaced by a new one once (the request had not been answered).
@@ -43,7 +46,7 @@ final class Requester: Sendable {
             onConnection(parked)
             do {
                 try parked.send(request)
-                return (parked, try parked.readHead(method: request.method))
+                return (parked, try parked.readHead(method: request.method, deadline: headDeadline))
             } catch TransferError.closedBeforeResponse(reused: true) {
                 // fall through to a new connection
             } catch let error as SystemError where !error.isTimeout {
@@ -54,6 +57,6 @@ final class Requester: Sendable {
         let connection = try connector.connect(to: request.url)
         onConnection(connection)
         try connection.send(request)
-        return (connection, try connection.readHead(method: request.method))
+        return (connection, try connection.readHead(method: request.method, deadline: headDeadline))
     }
 }

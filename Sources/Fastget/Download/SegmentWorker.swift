@@ -180,6 +180,16 @@ final class SegmentWorker {
         return usable
     }
 
+    /// A body in a content coding we did not ask for (we send `Accept-Encoding: identity`)
+    /// would be written as the file's bytes: refuse it.
+    private func checkEncoding(_ head: ResponseHead, connection: HTTPConnection) throws {
+        let codings = head.tokens("content-encoding").filter { $0 != "identity" }
+        guard codings.isEmpty else {
+            connection.shutdown()
+            throw FastgetError(.protocolViolation, "server sent the body with Content-Encoding \(codings.joined(separator: ", ")) though identity was asked for (\(url))")
+        }
+    }
+
     /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
     private func validate(_ head: ResponseHead, for range: ByteRange, connection: HTTPConnection) throws {
         guard head.status == 206 else {
@@ -197,6 +207,7 @@ final class SegmentWorker {
             }
             throw FastgetError.status(head, url: url)
         }
+        try checkEncoding(head, connection: connection)
         let contentRange: ContentRange?
         do {
             contentRange = try head.contentRange()
@@ -230,6 +241,7 @@ final class SegmentWorker {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
         }
+        try checkEncoding(head, connection: connection)
         var offset: Int64 = 0
         while true {
             let count = try connection.readBody(into: buffer)

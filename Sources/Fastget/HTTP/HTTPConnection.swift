@@ -56,11 +56,15 @@ package final class HTTPConnection: @unchecked Sendable {
 
     /// Reads the next final response head (1xx interim responses are skipped) and prepares the
     /// body reader for it. `method` decides whether a body follows (none for HEAD).
-    package func readHead(method: String) throws -> ResponseHead {
+    ///
+    /// `deadline` (monotonic seconds) bounds the whole head, not just each read: a server that
+    /// trickles a byte now and then would otherwise hold the request forever (slowloris).
+    package func readHead(method: String, deadline: Double? = nil) throws -> ResponseHead {
         broken = true // until the head is in
         var parser = HeadParser()
         var receivedAny = false
         while true {
+            if let deadline, MonotonicClock.seconds() > deadline { throw TransferError.slowHead }
             if bufferedStart == bufferedEnd {
                 bufferedStart = 0
                 bufferedEnd = try stream.read(into: receive)

@@ -5,6 +5,8 @@ package enum TransferError: Error, Sendable, Equatable, CustomStringConvertible 
     case closedBeforeResponse(reused: Bool)
     /// The connection ended inside the head.
     case closedInHead
+    /// The response head did not arrive within the timeout, though bytes kept trickling in.
+    case slowHead
     /// The connection ended before the body's announced end (Content-Length or last chunk).
     case truncatedBody(received: Int64, expected: Int64?)
 
@@ -12,6 +14,7 @@ package enum TransferError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .closedBeforeResponse: "the server closed the connection without answering"
         case .closedInHead: "the server closed the connection in the middle of the response head"
+        case .slowHead: "the response head did not arrive within the timeout"
         case .truncatedBody(let received, let expected):
             if let expected { "the connection closed after \(received) of \(expected) body bytes" }
             else { "the connection closed after \(received) bytes, before the end of the chunked body" }
