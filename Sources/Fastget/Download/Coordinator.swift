@@ -62,7 +62,7 @@ struct Coordinator {
             // Keep what is on disk: the rerun continues from here. If this fails too (disk
             // full), the previous journal stays, and it is true.
             var hint: String?
-            if let checkpointer, !transfer.resourceChanged {
+            if let checkpointer, !transfer.resourceChanged, !transfer.rangesLost {
                 try? checkpointer.checkpoint(table)
                 if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
             }

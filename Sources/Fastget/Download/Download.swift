@@ -97,6 +97,7 @@ public final class Download: Sendable {
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
         var restarts = 0
+        var singleStream = false
         while true {
             let resource: RemoteResource
             do {
@@ -107,7 +108,7 @@ public final class Download: Sendable {
             try checkCancelled()
             let destination = options.output ?? defaultDestination
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
-                                                     options: options, notice: notice) else {
+                                                     options: options, singleStream: singleStream, notice: notice) else {
                 let length = resource.length ?? 0
                 return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
                                       segments: 0, steals: 0, retries: 0, resumedBytes: length, resource: resource)
@@ -126,9 +127,16 @@ public final class Download: Sendable {
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try coordinator.run(progress: progress)
-            } catch where transfer.resourceChanged && restarts < Download.maximumRestarts {
+            } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
-                notice("\(error.message); starting over")
+                if transfer.rangesLost {
+                    // The old bytes came from ranges the server still honoured; they are right,
+                    // but a stream from zero cannot skip them, so they go.
+                    singleStream = true
+                    notice("\(error.message); downloading in one stream from the start")
+                } else {
+                    notice("\(error.message); starting over")
+                }
                 start.checkpointer?.remove()
                 try? FileSystem.remove(start.output.partPath)
                 continue

@@ -203,7 +203,10 @@ final class SegmentWorker {
                 throw error
             }
             if (200...299).contains(head.status) {
-                throw FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
+                // Not one byte of this answer is written; the download falls back to one stream.
+                let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
+                transfer.failBecauseRangesLost(error)
+                throw error
             }
             throw FastgetError.status(head, url: url)
         }

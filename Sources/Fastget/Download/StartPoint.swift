@@ -10,8 +10,9 @@ struct StartPoint {
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
+    /// `singleStream` forces one plain GET (the server stopped honouring ranges).
     static func prepare(destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-                        notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+                        singleStream: Bool = false, notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
         if FileSystem.isDirectory(destination) {
             throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
         }
@@ -30,7 +31,7 @@ struct StartPoint {
             throw FastgetError(.cannotCreateOutput, "\(destination) already exists",
                                hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
         }
-        let segmented = resource.isSegmentable
+        let segmented = resource.isSegmentable && !singleStream
 
         if segmented, let journal = usableJournal(at: journalPath, partPath: partPath, header: header, notice: notice) {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)

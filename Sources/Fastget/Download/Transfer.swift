@@ -33,6 +33,17 @@ final class Transfer: Sendable {
         self.validator = validator
     }
 
+    private let lostRanges = Atomic<Bool>(false)
+
+    /// Whether the server stopped honouring byte ranges (a 200 to a range request).
+    var rangesLost: Bool { lostRanges.load(ordering: .acquiring) }
+
+    /// Records that ranges no longer work and stops the workers.
+    func failBecauseRangesLost(_ error: FastgetError) {
+        lostRanges.store(true, ordering: .releasing)
+        fail(error)
+    }
+
     /// Whether a worker found that the file on the server is no longer the one being fetched.
     var resourceChanged: Bool { changed.load(ordering: .acquiring) }
 
