@@ -82,4 +82,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin")))
         #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "identity" })
     }
+
+    @Test func refusesAHeadOf200KilobytesOfFields() throws {
+        let head = "HTTP/1.1 200 OK\r\n" + String(repeating: "X-Padding: " + String(repeating: "p", count: 1000) + "\r\n", count: 200) + "\r\n"
+        let server = try TestServer { _ in .raw(Array(head.utf8)) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        #expect {
+            try Download(url: server.url(), options: options).run()
+        } throws: { error in
+            guard let error = error as? FastgetError else { return false }
+            return error.exitCode == 76 && error.message.hasSuffix("response head larger than 65536 bytes")
+        }
+    }
 }
