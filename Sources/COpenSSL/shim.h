@@ -19,8 +19,16 @@ static inline int fastget_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int versio
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
 }
 
+static inline int fastget_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_max_proto_version(ctx, version);
+}
+
 static inline long fastget_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
+}
+
+static inline long fastget_SSL_CTX_set_session_cache_client(SSL_CTX *ctx) {
+    return SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT);
 }
 
 static inline int fastget_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }

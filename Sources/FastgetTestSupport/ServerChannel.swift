@@ -5,6 +5,8 @@ import Glibc
 final class ServerChannel {
     let fd: Int32
     private let ssl: OpaquePointer?
+    /// Whether the TLS handshake resumed an earlier session.
+    private(set) var resumed = false
     private var pacer: Pacer?
 
     /// Wraps `fd`; performs the TLS handshake when `tls` is given. Nil when the handshake fails.
@@ -34,6 +36,7 @@ final class ServerChannel {
             return nil
         }
         self.ssl = ssl
+        resumed = SSL_session_reused(ssl) == 1
     }
 
     deinit { if let ssl { SSL_free(ssl) } }

@@ -13,6 +13,8 @@ public struct RecordedRequest: Sendable {
     public let connection: Int
     /// Monotonic seconds when its head was complete.
     public let received: Double
+    /// Whether its connection's TLS handshake resumed an earlier session.
+    public let tlsResumed: Bool
 
     /// The first value of a field, by case-insensitive name.
     public func header(_ name: String) -> String? {

@@ -11,7 +11,9 @@ public final class TestIdentity: @unchecked Sendable {
     public let keyPath: String
     let serverContext: OpaquePointer
 
-    public init(directory: TemporaryDirectory) throws {
+    /// - Parameter tls12Only: serve TLS 1.2 at most (its session is resumable right after the
+    ///   handshake, where TLS 1.3 tickets arrive whenever the server sends them).
+    public init(directory: TemporaryDirectory, tls12Only: Bool = false) throws {
         guard let keyContext = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw HarnessError("EVP_PKEY_CTX_new_from_name failed") }
         defer { EVP_PKEY_CTX_free(keyContext) }
         var key: OpaquePointer?
@@ -54,6 +56,7 @@ public final class TestIdentity: @unchecked Sendable {
             SSL_CTX_free(context)
             throw HarnessError("cannot install the test certificate")
         }
+        if tls12Only { _ = fastget_SSL_CTX_set_max_proto_version(context, fastget_TLS1_2_VERSION()) }
         serverContext = context
     }
 

@@ -171,7 +171,7 @@ public final class TestServer: Sendable {
             }
             let headBytes = Array(pending[0..<headEnd!])
             pending.removeFirst(headEnd!)
-            guard let request = TestServer.parse(headBytes, connection: number) else { return }
+            guard let request = TestServer.parse(headBytes, connection: number, tlsResumed: channel.resumed) else { return }
             recorded.withLock { $0.append(request) }
             guard respond(to: request, on: channel) else { return }
         }
@@ -185,7 +185,7 @@ public final class TestServer: Sendable {
         return nil
     }
 
-    static func parse(_ head: [UInt8], connection: Int) -> RecordedRequest? {
+    static func parse(_ head: [UInt8], connection: Int, tlsResumed: Bool = false) -> RecordedRequest? {
         let text = String(decoding: head, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ")
@@ -196,6 +196,6 @@ public final class TestServer: Sendable {
             fields.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
         return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection,
-                               received: monotonicSeconds())
+                               received: monotonicSeconds(), tlsResumed: tlsResumed)
     }
 }

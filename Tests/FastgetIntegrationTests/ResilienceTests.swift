@@ -97,4 +97,28 @@ import Testing
             return error.exitCode == 76 && error.message.hasSuffix("response head larger than 65536 bytes")
         }
     }
+
+    @Test func laterConnectionsResumeTheFirstTLSSession() throws {
+        let certificates = try TemporaryDirectory("fastget-identity")
+        defer { certificates.remove() }
+        // TLS 1.2, so that the probe's session is resumable when its handshake ends (a TLS 1.3
+        // ticket may arrive after the probe is done, and the segments would race it).
+        let identity = try TestIdentity(directory: certificates, tls12Only: true)
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(tls: identity))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = 4
+        options.minimumSegmentSize = 64 * 1024
+        options.stealing = false
+        options.caFile = identity.certificatePath
+        options.output = directory.file("f.bin")
+        _ = try Download(url: server.url(), options: options).run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        // The probe's handshake is full; the segments' connections resume its session.
+        let requests = server.requests
+        #expect(requests.first?.method == "HEAD" && requests.first?.tlsResumed == false)
+        let resumed = requests.filter { $0.method == "GET" }.map(\.tlsResumed)
+        #expect(resumed.count == 4 && !resumed.contains(false), "\(resumed)")
+    }
 }

@@ -46,7 +46,8 @@ package final class Connector: Sendable {
             socket.setTimeouts(read: ioTimeout, write: ioTimeout)
             let stream: any ByteStream
             if url.scheme == .https {
-                stream = try TLSStream(socket: socket, context: try tls(), host: url.host, hostIsIPAddress: url.hostIsIPAddress)
+                stream = try TLSStream(socket: socket, context: try tls(), host: url.host, hostIsIPAddress: url.hostIsIPAddress,
+                                       port: url.port)
             } else {
                 stream = socket
             }

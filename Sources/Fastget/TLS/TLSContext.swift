@@ -30,6 +30,7 @@ package final class TLSContext: @unchecked Sendable {
         // Truncation is detected from Content-Length/Content-Range, never from how TLS ended.
         SSL_CTX_set_options(context, fastget_SSL_OP_IGNORE_UNEXPECTED_EOF() | fastget_SSL_OP_NO_COMPRESSION() | fastget_SSL_OP_NO_RENEGOTIATION())
         _ = fastget_SSL_CTX_set_mode(context, fastget_SSL_MODE_AUTO_RETRY())
+        _ = fastget_SSL_CTX_set_session_cache_client(context)
         // AES-128-GCM first: as strong as needed, and cheaper than AES-256 on both ends (servers
         // honour the client's order for TLS 1.3 unless configured otherwise).
         _ = SSL_CTX_set_ciphersuites(context, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256")
@@ -47,7 +48,31 @@ package final class TLSContext: @unchecked Sendable {
         try loadSystemTrust()
     }
 
-    deinit { SSL_CTX_free(context) }
+    /// The last resumable session per `host:port`: later connections of the download resume it
+    /// and skip the full handshake.
+    private let sessions = Locked<[String: OpaquePointer]>([:])
+
+    deinit {
+        sessions.withLock { for session in $0.values { SSL_SESSION_free(session) } }
+        SSL_CTX_free(context)
+    }
+
+    /// A session to resume for `key`, with a reference the caller must release.
+    func session(for key: String) -> OpaquePointer? {
+        sessions.withLock { sessions in
+            guard let session = sessions[key] else { return nil }
+            SSL_SESSION_up_ref(session)
+            return session
+        }
+    }
+
+    /// Keeps `session` (taking over the caller's reference) for later connections to `key`.
+    func store(_ session: OpaquePointer, for key: String) {
+        sessions.withLock { sessions in
+            if let old = sessions[key] { SSL_SESSION_free(old) }
+            sessions[key] = session
+        }
+    }
 
     /// Bytes OpenSSL reads from the socket at a time.
     static let readBufferLength = 128 * 1024

@@ -8,7 +8,16 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
 
     /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
     /// verified against the certificate's IP addresses and are not sent as SNI.
-    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool) throws(TLSError) {
+    private let context: TLSContext
+    private let sessionKey: String
+    private var sessionSaved = false
+
+    /// Whether the handshake resumed an earlier session of this download (no full handshake).
+    package var resumedSession: Bool { SSL_session_reused(ssl) == 1 }
+
+    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int) throws(TLSError) {
+        self.context = context
+        sessionKey = "\(host):\(port)"
         guard let ssl = SSL_new(context.context) else {
             throw TLSError(kind: .configuration, reason: "cannot create a TLS session: \(TLSError.queueText())")
         }
@@ -24,6 +33,10 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         } else {
             _ = fastget_SSL_set_tlsext_host_name(ssl, host)
             if context.verifiesPeer { SSL_set1_host(ssl, host) }
+        }
+        if let session = context.session(for: sessionKey) {
+            SSL_set_session(ssl, session)
+            SSL_SESSION_free(session)
         }
         let result = SSL_connect(ssl)
         if result != 1 {
@@ -46,7 +59,13 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         }
     }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        // Mark the session as shut down without writing a close_notify: OpenSSL otherwise
+        // treats a connection freed mid-way as bad and makes its session non-resumable, which
+        // would spoil the session the other connections of this download resume.
+        SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN)
+        SSL_free(ssl)
+    }
 
     /// Reads at least one byte (blocking for the first record only), then whatever further
     /// records are already buffered, until `buffer` is full: one call per buffer, not per
@@ -59,6 +78,7 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
             var count = 0
             if SSL_read_ex(ssl, buffer.baseAddress! + total, buffer.count - total, &count) == 1 {
                 total += count
+                saveSession()
                 continue
             }
             if total > 0 { return total } // report the failure on the next call
@@ -66,6 +86,18 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
             return 0
         }
         return total
+    }
+
+    /// Once the session is resumable (with TLS 1.3 the tickets come after the handshake, so
+    /// that may take a read or two), hands it to the context for the next connections.
+    private func saveSession() {
+        guard !sessionSaved, let session = SSL_get1_session(ssl) else { return }
+        if SSL_SESSION_is_resumable(session) == 1 {
+            sessionSaved = true
+            context.store(session, for: sessionKey)
+        } else {
+            SSL_SESSION_free(session)
+        }
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
