@@ -9,6 +9,15 @@ struct RunStats {
     let ideal: Double?
 }
 
+extension RunStats {
+    /// From a run's data responses: when each finished, and which connections (0-based accept
+    /// order) carried them.
+    init(_ kind: ScenarioKind, finishes: [Double], connections: Set<Int>) {
+        tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
+        ideal = kind.isCapped ? connections.reduce(0.0) { $0 + (Caps.rate(kind, connection: $1) ?? 0) } : nil
+    }
+}
+
 /// The server Bench measures against.
 protocol Peer: AnyObject {
     var name: String { get }
@@ -106,11 +115,7 @@ final class EmbeddedPeer: Peer {
     func endRun(_ kind: ScenarioKind) -> RunStats {
         guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
         let data = server.responses.filter { $0.method == "GET" && $0.bodyBytes > 1 }
-        let finishes = data.map(\.finished)
-        let tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
-        let connections = Set(data.map(\.connection))
-        let ideal = kind.isCapped ? connections.reduce(0.0) { $0 + (Caps.rate(kind, connection: $1) ?? 0) } : nil
-        return RunStats(tail: tail, ideal: ideal)
+        return RunStats(kind, finishes: data.map(\.finished), connections: Set(data.map(\.connection)))
     }
 
     func stop() { servers.values.forEach { $0.stop() } }
@@ -170,11 +175,9 @@ final class NginxPeer: Peer {
         // METHOD URI STATUS "RANGE" BYTES SERIAL MSEC
         let lines = server.accessLog().dropFirst(logOffsets[kind] ?? 0).map { $0.split(separator: " ") }
         let data = lines.filter { $0.count >= 7 && $0[0] == "GET" && (Int($0[4]) ?? 0) > 1 }
-        let finishes = data.compactMap { Double($0[6]) }
-        let tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
-        let serials = Set(data.compactMap { Int($0[5]) })
-        let ideal = kind.isCapped ? serials.reduce(0.0) { $0 + (Caps.nginxRate(kind, serial: $1) ?? 0) } : nil
-        return RunStats(tail: tail, ideal: ideal)
+        // nginx numbers connections from 1; the caps' rule counts from 0.
+        return RunStats(kind, finishes: data.compactMap { Double($0[6]) },
+                        connections: Set(data.compactMap { Int($0[5]).map { $0 - 1 } }))
     }
 
     func stop() { servers.values.forEach { $0.stop() } }

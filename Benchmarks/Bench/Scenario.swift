@@ -27,9 +27,6 @@ enum Caps {
         case .uneven: index % 4 == 3 ? slow : fast
         }
     }
-
-    /// For nginx, whose `$connection` serial starts at 1: the same rule on serial − 1.
-    static func nginxRate(_ kind: ScenarioKind, serial: Int) -> Double? { rate(kind, connection: serial - 1) }
 }
 
 extension BenchOptions {

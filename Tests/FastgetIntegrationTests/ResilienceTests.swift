@@ -3,6 +3,17 @@ import FastgetTestSupport
 import Foundation
 import Testing
 
+/// Runs the download, which must fail with a `FastgetError` that `matches`.
+private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLocation: SourceLocation = #_sourceLocation,
+                           _ matches: (FastgetError) -> Bool) {
+    #expect(sourceLocation: sourceLocation) {
+        try Download(url: url, options: options).run()
+    } throws: { error in
+        guard let error = error as? FastgetError else { return false }
+        return matches(error)
+    }
+}
+
 @Suite struct ResilienceTests {
     let data = testBytes(count: 1 << 20, seed: 41)
 
@@ -37,11 +48,8 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("huge.iso")
-        #expect {
-            try Download(url: server.url(), options: options).run()
-        } throws: { error in
-            guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 74 && error.message.hasPrefix("not enough space for \(directory.file("huge.iso")): it needs 10.0 TiB")
+        expectFailure(server.url(), options) { error in
+            error.exitCode == 74 && error.message.hasPrefix("not enough space for \(directory.file("huge.iso")): it needs 10.0 TiB")
         }
         #expect(server.requests.map(\.method) == ["HEAD"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
@@ -55,11 +63,8 @@ import Testing
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
         options.timeout = 0.5   // each byte arrives well within it; the head as a whole does not
-        #expect {
-            try Download(url: server.url(), options: options).run()
-        } throws: { error in
-            guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
+        expectFailure(server.url(), options) { error in
+            error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
         }
         server.stop()
     }
@@ -73,11 +78,8 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
-        #expect {
-            try Download(url: server.url(), options: options).run()
-        } throws: { error in
-            guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 76 && error.message.contains("Content-Encoding")
+        expectFailure(server.url(), options) { error in
+            error.exitCode == 76 && error.message.contains("Content-Encoding")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin")))
         #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "identity" })
@@ -90,11 +92,8 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
-        #expect {
-            try Download(url: server.url(), options: options).run()
-        } throws: { error in
-            guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 76 && error.message.hasSuffix("response head larger than 65536 bytes")
+        expectFailure(server.url(), options) { error in
+            error.exitCode == 76 && error.message.hasSuffix("response head larger than 65536 bytes")
         }
     }
 

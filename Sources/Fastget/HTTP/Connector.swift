@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Opens connections to an origin: resolves the host, tries every address (IPv6 and IPv4) until
 /// one connects, applies timeouts, and adds TLS for `https`.
