@@ -1,0 +1,168 @@
+/// Entry points for fuzzing the parsers that read bytes from the network or the disk.
+///
+/// Each takes arbitrary bytes, runs one parser over them and checks properties that must hold for
+/// every input (the same answer whole or split, round trips, bounds). It returns nil when they
+/// hold and a description of the broken property otherwise. The libFuzzer driver in `Tests/Fuzz`
+/// turns a description into a crash; the unit tests replay the kept corpus through the same code.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    case headParser = "head"
+    case chunkedDecoder = "chunked"
+    case contentRange = "content-range"
+    case url = "url"
+    case journal = "journal"
+
+    package func run(_ input: UnsafeRawBufferPointer) -> String? {
+        switch self {
+        case .headParser: FuzzTarget.headParser(input)
+        case .chunkedDecoder: FuzzTarget.chunkedDecoder(input)
+        case .contentRange: FuzzTarget.contentRange(input)
+        case .url: FuzzTarget.url(input)
+        case .journal: FuzzTarget.journal(input)
+        }
+    }
+
+    package func run(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { run($0) } }
+
+    // MARK: - Targets
+
+    /// Fed whole, or in two pieces split where the first byte says, the parser gives one answer,
+    /// and never claims more bytes than it was given.
+    private static func headParser(_ input: UnsafeRawBufferPointer) -> String? {
+        typealias Outcome = Result<(head: ResponseHead, consumed: Int)?, HTTPParseError>
+        func parse(_ pieces: [UnsafeRawBufferPointer]) -> Outcome {
+            var parser = HeadParser()
+            var offset = 0
+            for piece in pieces {
+                do throws(HTTPParseError) {
+                    if let (head, consumed) = try parser.feed(piece) { return .success((head, offset + consumed)) }
+                } catch {
+                    return .failure(error)
+                }
+                offset += piece.count
+            }
+            return .success(nil)
+        }
+        let whole = parse([input])
+        let split = input.isEmpty ? 0 : Int(input[0]) % (input.count + 1)
+        let pieces = parse([UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])])
+        switch (whole, pieces) {
+        case (.success(let a), .success(let b)):
+            if a?.head != b?.head || a?.consumed != b?.consumed { return "head differs when split at \(split)" }
+            if let consumed = a?.consumed, consumed > input.count || consumed < 1 { return "consumed \(consumed) of \(input.count)" }
+            if let head = a?.head, !(100...999).contains(head.status) { return "status \(head.status)" }
+        case (.failure(let a), .failure(let b)):
+            if a != b { return "errors differ when split at \(split): \(a) / \(b)" }
+        default:
+            return "outcome differs when split at \(split)"
+        }
+        return nil
+    }
+
+    /// In place or byte by byte into another buffer, the decoder gives the same data, the same
+    /// consumed count and the same error; it never produces more than it consumed.
+    private static func chunkedDecoder(_ input: UnsafeRawBufferPointer) -> String? {
+        guard !input.isEmpty else { return nil }
+        var inPlace = Array(input)
+        var decoder = ChunkedDecoder()
+        var bulk: Result<(consumed: Int, produced: Int), HTTPParseError> = .success((0, 0))
+        inPlace.withUnsafeMutableBytes { buffer in
+            do throws(HTTPParseError) {
+                bulk = .success(try decoder.decode(UnsafeRawBufferPointer(buffer), into: buffer.baseAddress!))
+            } catch {
+                bulk = .failure(error)
+            }
+        }
+
+        var single = ChunkedDecoder()
+        var data: [UInt8] = []
+        var consumed = 0
+        var scratch: UInt8 = 0
+        var stepped: HTTPParseError?
+        while consumed < input.count && !single.isDone {
+            do throws(HTTPParseError) {
+                let piece = UnsafeRawBufferPointer(rebasing: input[consumed..<(consumed + 1)])
+                let result = try single.decode(piece, into: &scratch)
+                if result.produced == 1 { data.append(scratch) }
+                if result.consumed != 1 { return "consumed \(result.consumed) of a single byte at \(consumed)" }
+                consumed += 1
+            } catch {
+                stepped = error
+                break
+            }
+        }
+        switch bulk {
+        case .success(let result):
+            if stepped != nil { return "byte by byte failed, in bulk did not" }
+            if result.consumed != consumed { return "consumed \(result.consumed) in bulk, \(consumed) byte by byte" }
+            if result.produced > result.consumed { return "produced \(result.produced) from \(result.consumed)" }
+            if Array(inPlace[..<result.produced]) != data { return "data differs" }
+            if decoder.isDone != single.isDone { return "end of body differs" }
+        case .failure(let error):
+            if stepped != error { return "bulk error \(error), byte by byte \(String(describing: stepped))" }
+        }
+        return nil
+    }
+
+    /// A parsed range is ordered and inside the complete length, and its canonical form parses
+    /// back to the same value.
+    private static func contentRange(_ input: UnsafeRawBufferPointer) -> String? {
+        let text = String(decoding: input, as: UTF8.self)
+        guard let range = try? ContentRange.parse(text) else { return nil }
+        if let first = range.first, let last = range.last {
+            if first < 0 || first > last { return "bounds \(first)-\(last)" }
+            if let complete = range.completeLength, last >= complete { return "last \(last) ≥ complete \(complete)" }
+        } else if range.first != nil || range.last != nil || range.completeLength == nil {
+            return "half a range"
+        }
+        let bounds = range.first.map { "\($0)-\(range.last!)" } ?? "*"
+        let canonical = "bytes \(bounds)/\(range.completeLength.map { String($0) } ?? "*")"
+        if (try? ContentRange.parse(canonical)) != range { return "'\(canonical)' does not parse back" }
+        return nil
+    }
+
+    /// A parsed URL has a sane port and target, prints as a URL that parses back to itself, and
+    /// resolving any reference against it either fails cleanly or gives another sane URL.
+    private static func url(_ input: UnsafeRawBufferPointer) -> String? {
+        let newline = input.firstIndex(of: 0x0A) ?? input.count
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: input[..<newline]), as: UTF8.self)
+        let reference = newline < input.count ? String(decoding: UnsafeRawBufferPointer(rebasing: input[(newline + 1)...]), as: UTF8.self) : ""
+        guard let url = try? HTTPURL(text) else { return nil }
+        if let problem = check(url) { return problem }
+        guard let again = try? HTTPURL(url.description) else { return "'\(url.description)' does not parse" }
+        if again != url.withoutCredentials { return "'\(url.description)' parses to '\(again.description)'" }
+        if let resolved = try? url.resolving(reference) {
+            if let problem = check(resolved) { return "resolved: " + problem }
+        }
+        return nil
+    }
+
+    private static func check(_ url: HTTPURL) -> String? {
+        if !(1...65535).contains(url.port) { return "port \(url.port)" }
+        if !url.target.hasPrefix("/") { return "target '\(url.target)'" }
+        if url.host.isEmpty { return "empty host" }
+        if url.target.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) { return "unsendable byte in target" }
+        if url.host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") }) { return "bad host" }
+        return nil
+    }
+
+    /// A journal that decodes tiles its file and encodes back to the same bytes. The input is
+    /// tried as a whole file and, so the fuzzer gets past the checksum, as a payload wrapped in
+    /// a valid header and checksum.
+    private static func journal(_ input: UnsafeRawBufferPointer) -> String? {
+        if let problem = journalRoundTrip(Array(input)) { return problem }
+        var wrapped = Journal.magic
+        wrapped.appendLittleEndian(Journal.version)
+        wrapped.appendLittleEndian(UInt16(0))
+        wrapped.appendLittleEndian(UInt32(input.count))
+        wrapped += input
+        wrapped.appendLittleEndian(CRC32.checksum(wrapped))
+        return journalRoundTrip(wrapped)
+    }
+
+    private static func journalRoundTrip(_ bytes: [UInt8]) -> String? {
+        guard let journal = try? Journal.decode(bytes) else { return nil }
+        if (try? journal.checkTiling()) == nil { return "decoded journal does not tile" }
+        if journal.encoded() != bytes { return "re-encoding differs" }
+        return nil
+    }
+}
