@@ -17,7 +17,7 @@ enum Soak {
         defer { server.stop() }
         let directory = try TemporaryDirectory("fastget-soak")
         defer { directory.remove() }
-        FileManager.default.changeCurrentDirectoryPath(directory.path)
+        guard FileManager.default.changeCurrentDirectoryPath(directory.path) else { throw CocoaError(.fileNoSuchFile) }
 
         var kills = 0
         var files = 0

@@ -16,6 +16,7 @@ private func download(_ url: String, segments: Int = 4, configure: (inout Downlo
     options.connectTimeout = 5
     // These tests assert the exact requests of a plan; stealing has tests of its own.
     options.stealing = false
+    options.hedging = false
     configure(&options)
     let download = try Download(url: url, options: options)
     let result: Result<DownloadReport, FastgetError>

@@ -110,10 +110,12 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
         options.segments = 4
         options.minimumSegmentSize = 64 * 1024
         options.stealing = false
+        options.hedging = false
         options.caFile = identity.certificatePath
         options.output = directory.file("f.bin")
-        _ = try Download(url: server.url(), options: options).run()
+        let report = try Download(url: server.url(), options: options).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(report.connections == 5 && report.fullHandshakes == 1 && report.resumedHandshakes == 4)
         // The probe's handshake is full; the segments' connections resume its session.
         let requests = server.requests
         #expect(requests.first?.method == "HEAD" && requests.first?.tlsResumed == false)

@@ -27,6 +27,7 @@ private func options(_ output: String, segments: Int = 4) -> DownloadOptions {
     options.checkpointInterval = 0.1
     options.timeout = 10
     options.stealing = false
+    options.hedging = false
     return options
 }
 

@@ -25,7 +25,7 @@ import Testing
         // Each stolen range starts where a planned one ends or inside one, never before byte 0,
         // and every range request carried If-Range.
         let gets = server.requests.filter { $0.method == "GET" }
-        #expect(gets.count == 4 + report.steals)
+        #expect(gets.count == 4 + report.steals + report.hedges + report.hedgesLost)
         #expect(gets.allSatisfy { $0.header("If-Range") == "\"fastget-test-1\"" })
         // The bytes the server sent beyond the file are only what a victim had in flight when
         // it stopped at its new end.
@@ -34,7 +34,7 @@ import Testing
         #expect(served <= Int64(data.count) + Int64(report.steals) * (1 << 20), "served \(served)")
     }
 
-    @Test func stealingOffKeepsOneRequestPerSegment() throws {
+    @Test func stealingAndHedgingOffKeepOneRequestPerSegment() throws {
         let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { index in
             index == 3 ? 1_048_576 : 8 * 1_048_576
         }))
@@ -45,6 +45,7 @@ import Testing
         options.minimumSegmentSize = 256 * 1024
         options.output = directory.file("f.bin")
         options.stealing = false
+        options.hedging = false
         let report = try Download(url: server.url(), options: options).run()
         #expect(report.steals == 0)
         #expect(server.requests.filter { $0.method == "GET" }.count == 4)

@@ -35,10 +35,12 @@ struct Coordinator {
         var lastTick = lastCheckpoint
         var flushed: [ObjectIdentifier: Int64] = [:]
         var sampled: [ObjectIdentifier: Int64] = [:]
+        var total = table.bytesWritten
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             transfer.wake.wait(seconds: options.progressInterval)
             let now = MonotonicClock.seconds()
             measureSpeeds(&sampled, seconds: now - lastTick)
+            measureThroughput(&total, seconds: now - lastTick)
             lastTick = now
             if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
                 lastCheckpoint = now
@@ -98,6 +100,17 @@ struct Coordinator {
         }
     }
 
+    /// The whole download's speed since the last tick, smoothed, for the thieves' share.
+    private func measureThroughput(_ total: inout Int64, seconds: Double) {
+        guard seconds > 0 else { return }
+        let now = table.bytesWritten
+        defer { total = now }
+        let current = Double(now - total) / seconds
+        let previous = Double(table.throughput.load(ordering: .relaxed))
+        let smoothed = previous == 0 ? current : 0.5 * previous + 0.5 * current
+        table.throughput.store(Int64(max(1, smoothed)), ordering: .relaxed)
+    }
+
     /// Bytes a segment accumulates before the coordinator starts their writeback.
     static let writebackStep: Int64 = 4 << 20
 
@@ -108,7 +121,7 @@ struct Coordinator {
             elapsed: MonotonicClock.seconds() - started,
             segments: table.segments.map {
                 SegmentProgress(range: ByteRange(start: $0.start, end: $0.end.load(ordering: .relaxed)),
-                                written: $0.written.load(ordering: .relaxed))
+                                written: $0.writtenWithinEnd)
             })
     }
 }

@@ -28,6 +28,15 @@ public struct DownloadReport: Sendable {
     public let segments: Int
     /// Times an idle connection took over the second half of a slower one's range.
     public let steals: Int
+    /// Times an idle connection fetched a slow range's tail in parallel and delivered first
+    /// (`hedges`), or was beaten to it by the slow connection (`hedgesLost`).
+    public let hedges: Int
+    public let hedgesLost: Int
+    /// Connections opened, and for https how many TLS handshakes were full and how many
+    /// resumed an earlier session of this download.
+    public let connections: Int
+    public let fullHandshakes: Int
+    public let resumedHandshakes: Int
     /// Attempts repeated after temporary failures.
     public let retries: Int
     /// Bytes that were already on disk from an earlier run.
@@ -110,8 +119,11 @@ public final class Download: Sendable {
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
                                                      options: options, singleStream: singleStream, notice: notice) else {
                 let length = resource.length ?? 0
+                let statistics = connector.statistics
                 return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                                      segments: 0, steals: 0, retries: 0, resumedBytes: length, resource: resource)
+                                      segments: 0, steals: 0, hedges: 0, hedgesLost: 0, connections: statistics.connections,
+                                      fullHandshakes: statistics.fullHandshakes, resumedHandshakes: statistics.resumedHandshakes,
+                                      retries: 0, resumedBytes: length, resource: resource)
             }
             let transfer = Transfer(requester: requester, resource: resource, output: start.output, options: options,
                                     validator: start.segmented ? Validator(resource) : nil)
@@ -147,8 +159,13 @@ public final class Download: Sendable {
             }
             try start.output.finish(length: length)
             start.checkpointer?.remove()
+            let statistics = connector.statistics
             return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
                                   segments: coordinator.buffers.count, steals: start.table.steals.load(ordering: .relaxed),
+                                  hedges: start.table.hedgesWon.load(ordering: .relaxed),
+                                  hedgesLost: start.table.hedgesLost.load(ordering: .relaxed),
+                                  connections: statistics.connections, fullHandshakes: statistics.fullHandshakes,
+                                  resumedHandshakes: statistics.resumedHandshakes,
                                   retries: transfer.retries.load(ordering: .relaxed),
                                   resumedBytes: start.resumedBytes, resource: resource)
         }

@@ -25,6 +25,9 @@ public struct DownloadOptions: Sendable {
     /// Let an idle connection take over the second half of the range with the longest
     /// estimated time to finish (on by default; off gives exactly one request per segment).
     public var stealing: Bool = true
+    /// Let an idle connection fetch the tail of a segment far slower than the rest in parallel;
+    /// whichever delivers first keeps it (on by default).
+    public var hedging: Bool = true
     /// Seconds between checkpoints of the journal.
     public var checkpointInterval: Double = 1
     /// A PEM bundle trusted instead of the system store.

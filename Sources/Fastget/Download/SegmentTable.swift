@@ -13,6 +13,8 @@ final class Segment: Sendable {
     let speed = Atomic<Int64>(0)
     /// Whether a worker has taken it.
     let owned = Atomic<Bool>(false)
+    /// Whether an idle worker has a hedge request out for this segment's tail.
+    let hedged = Atomic<Bool>(false)
 
     init(range: ByteRange, written: Int64? = nil) {
         start = range.start
@@ -21,6 +23,11 @@ final class Segment: Sendable {
     }
 
     var remaining: Int64 { end.load(ordering: .acquiring) - written.load(ordering: .acquiring) }
+
+    /// The watermark as the journal may record it. A steal that lands between the worker's check
+    /// of `end` and its write lets it write (identical) bytes just past its new end; those bytes
+    /// are the thief's to account for.
+    var writtenWithinEnd: Int64 { min(written.load(ordering: .acquiring), end.load(ordering: .acquiring)) }
     var isComplete: Bool { remaining <= 0 }
 }
 
@@ -30,11 +37,15 @@ final class Segment: Sendable {
 /// path only touches a segment's atomics.
 final class SegmentTable: Sendable {
     private let structure: Locked<[Segment]>
-    /// Seconds a victim must still need for a steal to pay off.
-    static let minimumStealETA = 0.25
+
+    /// Bytes per second the whole download made lately, measured by the coordinator; 0 until known.
+    let throughput = Atomic<Int64>(0)
 
     /// Segments created by steals so far.
     let steals = Atomic<Int>(0)
+    /// Hedges that delivered first and took over a tail, and hedges the victim won.
+    let hedgesWon = Atomic<Int>(0)
+    let hedgesLost = Atomic<Int>(0)
 
     init(ranges: [ByteRange]) {
         structure = Locked(ranges.map { Segment(range: $0) })
@@ -61,28 +72,50 @@ final class SegmentTable: Sendable {
 
     /// Takes over the tail of the owned segment with the longest estimated time to finish
     /// (remaining bytes over its measured speed). The split is chosen so that victim and thief
-    /// finish together at their speeds (an even split when either speed is unknown); the
-    /// first `reserve` bytes after the victim's watermark stay with it, and the part taken must
-    /// be at least `minimum` bytes. Returns the new segment, owned by the caller, or nil when
-    /// nothing is worth taking.
-    func steal(minimum: Int64, reserve: Int64, thiefSpeed: Int64) -> Segment? {
-        structure.withLock { segments in
+    /// finish together at their speeds (an even split when either speed is unknown); what the
+    /// victim may already have in flight stays with it (`reserve` bytes at most, less for a slow
+    /// victim), the part taken must be at least `minimum` bytes, and the victim must still need
+    /// `minimumETA` seconds. Returns the new segment, owned by the caller, or nil when nothing
+    /// is worth taking.
+    func steal(minimum: Int64, reserve: Int64, thiefSpeed: Int64, minimumETA: Double) -> Segment? {
+        func kept(_ segment: Segment) -> Int64 {
+            let speed = segment.speed.load(ordering: .relaxed)
+            return speed > 0 ? min(reserve, max(SegmentTable.minimumReserve, Int64(Double(speed) * SegmentTable.reserveSeconds))) : reserve
+        }
+        return structure.withLock { segments in
             var best: (index: Int, eta: Double)?
             for (index, segment) in segments.enumerated() where segment.owned.load(ordering: .relaxed) {
                 let remaining = segment.remaining
-                guard remaining - reserve >= minimum else { continue }
+                guard remaining - kept(segment) >= minimum else { continue }
+                // Not measured yet: assume it runs about as fast as the thief did.
                 let speed = segment.speed.load(ordering: .relaxed)
-                let eta = speed > 0 ? Double(remaining) / Double(speed) : .infinity
+                let estimate = speed > 0 ? speed : thiefSpeed
+                let eta = estimate > 0 ? Double(remaining) / Double(estimate) : .infinity
                 if best == nil || eta > best!.eta { best = (index, eta) }
             }
-            // A victim about to finish is not worth a new request (and, over TLS, a handshake).
-            guard let best, best.eta >= SegmentTable.minimumStealETA else { return nil }
+            // A victim about to finish is not worth a new request.
+            guard let best, best.eta >= minimumETA else { return nil }
             let victim = segments[best.index]
             let end = victim.end.load(ordering: .acquiring)
-            let movable = end - victim.written.load(ordering: .acquiring) - reserve
+            let remaining = end - victim.written.load(ordering: .acquiring)
+            let movable = remaining - kept(victim)
             let victimSpeed = Double(victim.speed.load(ordering: .relaxed))
             let share = victimSpeed > 0 && thiefSpeed > 0 ? Double(thiefSpeed) / (Double(thiefSpeed) + victimSpeed) : 0.5
-            let taken = Int64(Double(movable) * share)
+            var taken = min(movable, Int64(Double(remaining) * share))
+            // Many workers fall idle at once when the fast ones finish. Halving halves would
+            // leave them uneven pieces; instead each takes what it can fetch by the time the
+            // whole download could end at its recent throughput, as long as enough stays for
+            // the victim and at least half another thief's piece; the last one to come splits
+            // what is left so that it and the victim finish together.
+            let throughput = Double(self.throughput.load(ordering: .relaxed))
+            if throughput > 0, thiefSpeed > 0, victimSpeed > 0 {
+                let left = segments.reduce(Int64(0)) { $0 + max(0, $1.remaining) }
+                let finish = Double(left) / throughput
+                let piece = Double(thiefSpeed) * finish
+                if Double(remaining) - piece >= victimSpeed * finish + piece / 2 {
+                    taken = min(taken, max(minimum, Int64(piece)))
+                }
+            }
             guard taken >= minimum else { return nil }
             let split = end - taken
             victim.end.store(split, ordering: .releasing)
@@ -96,23 +129,95 @@ final class SegmentTable: Sendable {
         }
     }
 
+    /// What a victim keeps beyond its watermark: about what it receives in this long ...
+    static let reserveSeconds = 0.02
+    /// ... and at least this many bytes.
+    static let minimumReserve: Int64 = 4096
+
+    /// Picks the tail of a slow segment for an idle worker to fetch in parallel (a hedge), when
+    /// stealing has nothing left worth a split: the segment that would finish last, if it would
+    /// take more than twice as long as the idle worker needs for the tail (at its own speed,
+    /// plus a request's latency). The tail starts past what the victim will deliver while the
+    /// hedge's request is under way.
+    ///
+    /// Nothing changes hands yet: the hedge owns its range only if its first byte arrives
+    /// before the victim reaches it (`commit`).
+    func hedge(minimum: Int64, reserve: Int64, thiefSpeed: Int64, latency: Double) -> Hedge? {
+        structure.withLock { segments in
+            var victim: (segment: Segment, eta: Double, speed: Double)?
+            var speeds: [Double] = []
+            for segment in segments where segment.owned.load(ordering: .relaxed) && !segment.isComplete {
+                let speed = Double(segment.speed.load(ordering: .relaxed))
+                guard speed > 0 else { continue } // not measured yet
+                speeds.append(speed)
+                let eta = Double(segment.remaining) / speed
+                if victim == nil || eta > victim!.eta { victim = (segment, eta, speed) }
+            }
+            guard let victim, !victim.segment.hedged.load(ordering: .relaxed) else { return nil }
+            let start = victim.segment.written.load(ordering: .acquiring) + reserve + Int64(victim.speed * 2 * latency)
+            let end = victim.segment.end.load(ordering: .acquiring)
+            guard end - start >= minimum else { return nil }
+            // A worker that has not measured its speed yet: assume the median of the running ones.
+            let speed = thiefSpeed > 0 ? Double(thiefSpeed) : speeds.sorted()[speeds.count / 2]
+            let hedgeTime = Double(end - start) / speed + latency
+            guard victim.eta > 2 * hedgeTime else { return nil }
+            victim.segment.hedged.store(true, ordering: .relaxed)
+            return Hedge(victim: victim.segment, tail: Segment(range: ByteRange(start: start, end: end)), thiefSpeed: thiefSpeed)
+        }
+    }
+
+    /// The hedge's first byte has arrived: if the victim has not reached the tail (and nobody
+    /// moved its end meanwhile), the tail becomes the hedge's segment and the victim stops
+    /// where it starts. Returns false when the victim won; the hedge must then stop.
+    func commit(_ hedge: Hedge) -> Bool {
+        structure.withLock { segments in
+            defer { hedge.victim.hedged.store(false, ordering: .relaxed) }
+            let tail = hedge.tail
+            guard hedge.victim.end.load(ordering: .acquiring) == tail.end.load(ordering: .relaxed),
+                  hedge.victim.written.load(ordering: .acquiring) < tail.start,
+                  let index = segments.firstIndex(where: { $0 === hedge.victim }) else {
+                hedgesLost.add(1, ordering: .relaxed)
+                return false
+            }
+            hedge.victim.end.store(tail.start, ordering: .releasing)
+            tail.owned.store(true, ordering: .relaxed)
+            tail.speed.store(hedge.thiefSpeed, ordering: .relaxed)
+            segments.insert(tail, at: index + 1)
+            hedgesWon.add(1, ordering: .relaxed)
+            return true
+        }
+    }
+
+    /// The hedge failed before its first byte (an error or a stop): the victim may be hedged again.
+    func abandon(_ hedge: Hedge) {
+        hedge.victim.hedged.store(false, ordering: .relaxed)
+    }
+
     /// Every segment's range and watermark, for the journal; consistent with steals (it takes
     /// the same lock), so the entries always tile the file.
     func snapshot() -> [Journal.Entry] {
         structure.withLock { segments in
             segments.map { segment in
                 Journal.Entry(start: segment.start, end: segment.end.load(ordering: .acquiring),
-                              written: segment.written.load(ordering: .acquiring))
+                              written: segment.writtenWithinEnd)
             }
         }
     }
 
     var bytesWritten: Int64 {
-        segments.reduce(0) { $0 + ($1.written.load(ordering: .relaxed) - $1.start) }
+        segments.reduce(0) { $0 + ($1.writtenWithinEnd - $1.start) }
     }
 
     var isComplete: Bool { segments.allSatisfy(\.isComplete) }
 
     /// Segments not yet finished.
     var unfinishedCount: Int { segments.filter { !$0.isComplete }.count }
+}
+
+/// An idle worker's request for the tail of a slow segment, not yet owning it.
+struct Hedge {
+    let victim: Segment
+    /// The range asked for, with its own watermark; inserted into the table on commit.
+    let tail: Segment
+    let thiefSpeed: Int64
 }

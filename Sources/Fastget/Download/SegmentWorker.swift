@@ -31,21 +31,108 @@ final class SegmentWorker {
     /// only bytes below its current end.)
     static let stealReserve: Int64 = 32 * 1024
 
-    /// Ranged mode: unclaimed segments first, then halves stolen from the slowest, until
-    /// nothing is worth taking.
+    /// Ranged mode: unclaimed segments first, then halves stolen from the slowest; when
+    /// nothing is worth a split, hedges on the tail of a segment far slower than the rest, until
+    /// every segment is complete.
     func run(table: SegmentTable) {
-        let minimum = max(Int64(buffer.count), transfer.options.minimumSegmentSize / 16)
+        let minimum = max(SegmentWorker.minimumSteal, transfer.options.minimumSegmentSize / 32)
         let stealing = transfer.options.stealing
+        var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
         var speed: Int64 = 0
-        while !transfer.isStopped,
-              let segment = table.claim() ?? (stealing ? table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed) : nil) {
-            defer { speed = segment.speed.load(ordering: .relaxed) }
+        while !transfer.isStopped {
+            if let segment = table.claim() ?? (stealing ? steal(from: table, minimum: minimum, speed: speed) : nil) {
+                measuredSpeed = 0
+                defer { speed = measuredSpeed > 0 ? measuredSpeed : segment.speed.load(ordering: .relaxed) }
+                do {
+                    try withRetries { try fetch(segment) }
+                } catch {
+                    transfer.fail(error)
+                    return
+                }
+                continue
+            }
+            guard hedgesLeft > 0, !table.isComplete else { return }
+            guard let hedge = table.hedge(minimum: SegmentWorker.minimumHedge, reserve: SegmentWorker.hedgeReserve,
+                                          thiefSpeed: speed, latency: transfer.latency) else {
+                // Idle: look again shortly; a segment may yet fall behind the others.
+                transfer.pause(seconds: SegmentWorker.idlePoll)
+                continue
+            }
+            measuredSpeed = 0
             do {
-                try withRetries { try fetch(segment) }
+                if try !run(hedge, table: table) {
+                    hedgesLeft -= 1
+                    transfer.pause(seconds: SegmentWorker.idlePoll)
+                }
             } catch {
                 transfer.fail(error)
                 return
             }
+            if measuredSpeed > 0 { speed = measuredSpeed }
+        }
+    }
+
+    /// A steal pays off when the victim still needs several times what a request takes to be
+    /// answered (measured on this download: a round trip on a kept connection, a handshake on
+    /// a new one).
+    private func steal(from table: SegmentTable, minimum: Int64, speed: Int64) -> Segment? {
+        let minimumETA = max(SegmentWorker.minimumStealETA, 4 * transfer.latency)
+        return table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed, minimumETA: minimumETA)
+    }
+
+    /// The fewest bytes a steal takes (with the default segment size, 32 KiB).
+    static let minimumSteal: Int64 = 16 * 1024
+
+    /// The least time a victim must still need for a steal, however fast requests are answered.
+    static let minimumStealETA = 0.02
+
+    /// The smallest tail worth a hedge request.
+    static let minimumHedge: Int64 = 16 * 1024
+    /// Bytes after a victim's watermark a hedge leaves it, besides what it delivers while the
+    /// hedge's request is under way: a hedge that loses costs only a request, so this is small.
+    static let hedgeReserve: Int64 = 8 * 1024
+    /// Hedges a worker may lose or see fail before it stops hedging.
+    static let maximumFailedHedges = 3
+    /// Seconds between an idle worker's looks for a tail to hedge.
+    static let idlePoll = 0.01
+
+    /// Fetches a hedge's tail. Before its first byte, a failure costs nothing (the victim carries
+    /// on); once its first byte is in first, the tail is this worker's segment like any other.
+    /// - Returns: whether the hedge won its tail.
+    private func run(_ hedge: Hedge, table: SegmentTable) throws(FastgetError) -> Bool {
+        var won: Bool?
+        pendingCommit = { won = table.commit(hedge); return won! }
+        defer { pendingCommit = nil }
+        var failed = false
+        do {
+            try fetch(hedge.tail)
+        } catch {
+            failed = true
+        }
+        guard let won else {
+            table.abandon(hedge)
+            return false
+        }
+        if won && failed { try withRetries { try fetch(hedge.tail) } }
+        return won
+    }
+
+    /// The body bytes per second of this worker's last completed range (0 when too short to
+    /// tell): what it offers as a thief, since a connection's speed belongs to it.
+    private var measuredSpeed: Int64 = 0
+
+    /// Set while a hedge waits for its first byte: commits the hedge; false when the victim
+    /// got there first.
+    private var pendingCommit: (() -> Bool)?
+
+    /// Called with the first body bytes of a response in hand, before any is written.
+    private func confirmOwnership(_ connection: HTTPConnection) throws {
+        guard let commit = pendingCommit else { return }
+        pendingCommit = nil
+        if !commit() {
+            connection.invalidate()
+            connection.shutdown()
+            throw HedgeLost()
         }
     }
 
@@ -91,10 +178,13 @@ final class SegmentWorker {
         var fields = [(name: "Range", value: range.headerValue)]
         if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
         let request = transfer.requester.request("GET", url, extra: fields)
+        let sent = MonotonicClock.seconds()
         let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.track(id, $0) }
+        transfer.recordLatency(MonotonicClock.seconds() - sent)
         kept = nil
         defer { transfer.track(id, nil) }
         try validate(head, for: range, connection: connection)
+        let bodyStarted = MonotonicClock.seconds()
 
         // Re-read the end before every read: a steal may have moved it down, and the worker
         // stops exactly there (the rest of this response then goes unused).
@@ -107,6 +197,7 @@ final class SegmentWorker {
             } else {
                 let want = Int(min(Int64(buffer.count), limit))
                 let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                if read > 0 { try confirmOwnership(connection) }
                 // A steal that landed during the read: keep only the bytes still ours.
                 count = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
                 if count > 0 {
@@ -133,6 +224,10 @@ final class SegmentWorker {
             connection.shutdown()
             return
         }
+        let seconds = MonotonicClock.seconds() - bodyStarted
+        if seconds > 0, offset - start >= SegmentWorker.minimumSteal {
+            measuredSpeed = Int64(Double(offset - start) / seconds)
+        }
         // Everything asked for is in; keep the connection only if the body ended exactly there.
         if try connection.finishBody(scratch: buffer) {
             kept = connection
@@ -153,7 +248,10 @@ final class SegmentWorker {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
             let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-            if read > 0 { try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset) }
+            if read > 0 {
+                try confirmOwnership(connection)
+                try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset)
+            }
             return read
         } catch {
             connection.invalidate()
@@ -161,6 +259,14 @@ final class SegmentWorker {
         }
         guard count > 0 else { return 0 }
         connection.consumedSplicedBody(count)
+        if pendingCommit != nil {
+            do {
+                try confirmOwnership(connection)
+            } catch {
+                self.pipe = try? SplicePipe(capacity: buffer.count) // it holds bytes that are not ours
+                throw error
+            }
+        }
         // A steal that landed during the fill: only the bytes below the new end are ours.
         let usable = Int(min(Int64(count), max(0, segment.end.load(ordering: .acquiring) - offset)))
         do {
@@ -257,3 +363,6 @@ final class SegmentWorker {
         return offset
     }
 }
+
+/// A hedge found that the victim reached its tail first.
+struct HedgeLost: Error {}

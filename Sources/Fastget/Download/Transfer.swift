@@ -34,6 +34,18 @@ final class Transfer: Sendable {
     }
 
     private let lostRanges = Atomic<Bool>(false)
+    /// Seconds from sending a request to its response head, smoothed (microseconds).
+    private let latencyMicroseconds = Atomic<Int64>(0)
+
+    /// How long a request takes to be answered lately, in seconds (0 until one was).
+    var latency: Double { Double(latencyMicroseconds.load(ordering: .relaxed)) / 1e6 }
+
+    func recordLatency(_ seconds: Double) {
+        let sample = Int64(seconds * 1e6)
+        let previous = latencyMicroseconds.load(ordering: .relaxed)
+        // Races between workers lose a sample at worst; the value is an estimate.
+        latencyMicroseconds.store(previous == 0 ? sample : (previous * 3 + sample) / 4, ordering: .relaxed)
+    }
 
     /// Whether the server stopped honouring byte ranges (a 200 to a range request).
     var rangesLost: Bool { lostRanges.load(ordering: .acquiring) }

@@ -2,12 +2,22 @@
 /// Opens connections to an origin: resolves the host, tries every address (IPv6 and IPv4) until
 /// one connects, applies timeouts, and adds TLS for `https`.
 package final class Connector: Sendable {
+    /// Connections opened so far, and of the TLS ones how many resumed an earlier session.
+    package struct Statistics: Sendable, Equatable {
+        package var connections = 0
+        package var fullHandshakes = 0
+        package var resumedHandshakes = 0
+    }
+
     package let connectTimeout: Double
     package let ioTimeout: Double
     private let caFile: String?
     private let verifyPeer: Bool
     /// Created on first use: loading a trust store costs milliseconds that plain HTTP should not pay.
     private let tlsContext = Locked<TLSContext?>(nil)
+    private let counts = Locked(Statistics())
+
+    package var statistics: Statistics { counts.withLock { $0 } }
 
     package init(connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool) {
         self.connectTimeout = connectTimeout
@@ -45,11 +55,15 @@ package final class Connector: Sendable {
             socket.setTimeouts(read: ioTimeout, write: ioTimeout)
             let stream: any ByteStream
             if url.scheme == .https {
-                stream = try TLSStream(socket: socket, context: try tls(), host: url.host, hostIsIPAddress: url.hostIsIPAddress,
-                                       port: url.port)
+                let tlsStream = try TLSStream(socket: socket, context: try tls(), host: url.host,
+                                              hostIsIPAddress: url.hostIsIPAddress, port: url.port)
+                let resumed = tlsStream.resumedSession
+                counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
+                stream = tlsStream
             } else {
                 stream = socket
             }
+            counts.withLock { $0.connections += 1 }
             return HTTPConnection(stream: stream, origin: url.origin)
         }
         throw lastError
