@@ -5,6 +5,7 @@ struct Invocation {
     var url: String?
     var options = DownloadOptions()
     var quiet = false
+    var verbose = false
     var showHelp = false
     var showVersion = false
 }
@@ -68,6 +69,8 @@ enum ArgumentParser {
                 invocation.showVersion = true
             case "-q", "--quiet":
                 invocation.quiet = true
+            case "-v", "--verbose":
+                invocation.verbose = true
             case "-k", "--insecure":
                 invocation.options.insecure = true
             case "--overwrite":
@@ -103,7 +106,7 @@ enum ArgumentParser {
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }
-            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-k", "--insecure", "--overwrite", "-c", "--continue"].contains(name) {
+            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-v", "--verbose", "-k", "--insecure", "--overwrite", "-c", "--continue"].contains(name) {
                 throw UsageError(message: "option \(name) takes no value")
             }
         }
@@ -135,6 +138,7 @@ enum ArgumentParser {
           --retries N         retries per segment after temporary failures (default 5)
           --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
+      -v, --verbose           also report connections, TLS handshakes (full/resumed), steals, hedges
       -h, --help              print this help
       -V, --version           print the versions of fastget and OpenSSL
 

@@ -49,6 +49,13 @@ do throws(FastgetError) {
             Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(steals)\(retries)\(resumed))\n")
         }
     }
+    if invocation.verbose {
+        var tls = ""
+        if report.fullHandshakes + report.resumedHandshakes > 0 {
+            tls = " (TLS handshakes: \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed)"
+        }
+        Console.write("fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n")
+    }
     exit(0)
 } catch {
     Console.error(error.message, hint: error.hint)

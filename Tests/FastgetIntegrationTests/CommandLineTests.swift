@@ -107,7 +107,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let result = try fastget(["--help"], in: directory)
         #expect(result.status == 0)
         for option in ["--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
-                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--help", "--version"] {
+                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version"] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
         for code in ["0 ", "64", "66", "68", "69", "73", "74", "75", "76", "77", "130"] {
@@ -132,5 +132,24 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let result = try fastget(["-d", "sub", "--segments=2", server.url("/x.bin")], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("sub/x.bin")) == SHA256.hex(data))
+    }
+
+    @Test func verboseCountsConnectionsAndResumedTLSHandshakes() throws {
+        let certificates = try TemporaryDirectory("fastget-identity")
+        defer { certificates.remove() }
+        let identity = try TestIdentity(directory: certificates, tls12Only: true)
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(tls: identity))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-v", "-n", "2", "--cacert", identity.certificatePath, "-o", "v.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(data))
+        // One full handshake (the probe); every later connection resumed its session.
+        let line = try #require(result.stderr.split(separator: "\n").last.map(String.init))
+        let words = line.split(separator: " ")
+        let connections = try #require(Int(words[1]))
+        #expect(connections == server.connectionCount && connections >= 3, "\(line)")
+        #expect(line.hasPrefix("fastget: \(connections) connections (TLS handshakes: 1 full, \(connections - 1) resumed), "), "\(line)")
+        #expect(line.contains(" steals, ") && line.contains(" hedges won, ") && line.hasSuffix(" retries"), "\(line)")
     }
 }
