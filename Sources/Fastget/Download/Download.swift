@@ -125,7 +125,7 @@ public final class Download: Sendable {
                                       fullHandshakes: statistics.fullHandshakes, resumedHandshakes: statistics.resumedHandshakes,
                                       retries: 0, resumedBytes: length, resource: resource)
             }
-            let transfer = Transfer(requester: requester, resource: resource, output: start.output, options: options,
+            let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
                                     validator: start.segmented ? Validator(resource) : nil)
             current.withLock { $0 = transfer }
             defer { current.withLock { $0 = nil } }

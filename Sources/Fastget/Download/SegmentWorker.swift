@@ -21,10 +21,12 @@ final class SegmentWorker {
         self.id = id
         self.transfer = transfer
         self.buffer = buffer
+        url = transfer.url
         pipe = splice ? try? SplicePipe(capacity: buffer.count) : nil
     }
 
-    private var url: HTTPURL { transfer.resource.url }
+    /// Where this worker's current request goes (the transfer's URL when it was sent).
+    private var url: HTTPURL
 
     /// Bytes after a victim's watermark that a steal leaves with it: about what may already be
     /// on its way into the victim's buffer. (Correctness does not depend on it: a victim keeps
@@ -159,6 +161,9 @@ final class SegmentWorker {
             } catch {
                 if transfer.isStopped { return } // our own shutdown, not the server's fault
                 let failure = FastgetError.from(error, url: url)
+                if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url) {
+                    continue // the redirect target expired; the original URL gave a new one
+                }
                 guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
@@ -174,6 +179,7 @@ final class SegmentWorker {
         let start = segment.written.load(ordering: .acquiring)
         let end = segment.end.load(ordering: .acquiring)
         guard start < end else { return }
+        url = transfer.url
         let range = ByteRange(start: start, end: end)
         var fields = [(name: "Range", value: range.headerValue)]
         if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
@@ -184,6 +190,7 @@ final class SegmentWorker {
         kept = nil
         defer { transfer.track(id, nil) }
         try validate(head, for: range, connection: connection)
+        transfer.served(url)
         let bodyStarted = MonotonicClock.seconds()
 
         // Re-read the end before every read: a steal may have moved it down, and the worker
@@ -343,6 +350,7 @@ final class SegmentWorker {
     }
 
     private func stream(_ progress: Segment) throws -> Int64 {
+        url = transfer.url
         let request = transfer.requester.request("GET", url)
         let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
         defer { transfer.track(id, nil) }

@@ -25,12 +25,56 @@ final class Transfer: Sendable {
     private let changed = Atomic<Bool>(false)
     private let stopMessage = Locked<String>("download cancelled")
 
-    init(requester: Requester, resource: RemoteResource, output: OutputFile, options: DownloadOptions, validator: Validator?) {
+    /// The URL as given, before redirects.
+    let originalURL: HTTPURL
+    /// Where requests go: the probe's final URL, or a newer one after a redirect target expired.
+    private let location: Locked<Location>
+
+    private struct Location {
+        var url: HTTPURL
+        /// Whether the URL was re-resolved, and whether a range was served from it since.
+        var refreshed = false
+        var servedSinceRefresh = false
+    }
+
+    init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: OutputFile, options: DownloadOptions,
+         validator: Validator?) {
         self.requester = requester
+        self.originalURL = originalURL
+        location = Locked(Location(url: resource.url))
         self.resource = resource
         self.output = output
         self.options = options
         self.validator = validator
+    }
+
+    /// Where requests go now.
+    var url: HTTPURL { location.withLock { $0.url } }
+
+    /// Notes that `url` served a range (so it may be re-resolved again when it expires later).
+    func served(_ url: HTTPURL) {
+        location.withLock { if $0.url == url && $0.refreshed { $0.servedSinceRefresh = true } }
+    }
+
+    /// A redirect target answered 403 or 410: signed URLs expire. Resolves the original URL
+    /// again (once per expiry: not again until the new target has served a range) and, if it
+    /// names the same file (length and validator), sends later requests to the new target.
+    /// - Returns: whether to try again (at `url`).
+    func refreshExpired(_ failed: HTTPURL) -> Bool {
+        guard failed != originalURL.withoutCredentials, failed != originalURL else { return false }
+        return location.withLock { state in
+            if state.url != failed { return true } // another worker re-resolved it already
+            guard !state.refreshed || state.servedSinceRefresh else { return false }
+            state.refreshed = true
+            state.servedSinceRefresh = false
+            guard let fresh = try? Prober(requester: requester).probe(originalURL), fresh.url != failed else { return false }
+            guard fresh.length == resource.length, validator == nil || Validator(fresh) == validator else {
+                failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (re-resolving \(originalURL.withoutCredentials) after \(failed) expired)"))
+                return false
+            }
+            state.url = fresh.url
+            return true
+        }
     }
 
     private let lostRanges = Atomic<Bool>(false)
