@@ -70,7 +70,7 @@ public final class DropPlan: Sendable {
 
 /// A file served by the test server, and how to misbehave while serving it.
 public struct TestFile: Sendable {
-    public enum Framing: Sendable {
+    public enum Framing: Sendable, Equatable {
         case contentLength
         case chunked(chunkSize: Int)
         /// No length: the body ends when the connection closes.
@@ -101,6 +101,8 @@ public struct TestFile: Sendable {
     public var keepAlive = true
     /// Extra header lines sent with every answer ("Content-Encoding: gzip").
     public var extraFields: [String] = []
+    /// Bytes sent after every GET body, beyond its length (a server that sends too much).
+    public var excess: [UInt8] = []
 
     public init(_ bytes: [UInt8]) { content = .memory(bytes) }
 

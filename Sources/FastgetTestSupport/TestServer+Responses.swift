@@ -78,6 +78,7 @@ extension TestServer {
             guard channel.write(head(statusLine)) else { return false }
             let end = cutAt.map { min(body.lowerBound + $0, body.upperBound) } ?? body.upperBound
             sent = source.send(body.lowerBound..<end, on: channel)
+            if sent == end - body.lowerBound, !file.excess.isEmpty { _ = file.excess.withUnsafeBytes { channel.write($0) } }
             return sent == end - body.lowerBound && cutAt == nil && file.keepAlive
         case .chunked(let size):
             fields.append("Transfer-Encoding: chunked")
@@ -101,6 +102,7 @@ extension TestServer {
             guard channel.write(head(statusLine)) else { return false }
             let end = cutAt.map { min(body.lowerBound + $0, body.upperBound) } ?? body.upperBound
             sent = source.send(body.lowerBound..<end, on: channel)
+            if sent == end - body.lowerBound, !file.excess.isEmpty { _ = file.excess.withUnsafeBytes { channel.write($0) } }
             return false
         }
     }

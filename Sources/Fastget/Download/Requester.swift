@@ -51,7 +51,11 @@ final class Requester: Sendable {
                 // fall through to a new connection
             } catch let error as SystemError where !error.isTimeout {
                 // reset or broken pipe on a stale connection: same
+            } catch is HTTPParseError {
+                // Bytes the server sent after its previous body (more than its Content-Length)
+                // came first: the connection is out of step, not the server's answer to this.
             }
+            parked.invalidate()
             onConnection(nil)
         }
         let connection = try connector.connect(to: request.url)

@@ -321,6 +321,9 @@ final class SegmentWorker {
                 transfer.failBecauseRangesLost(error)
                 throw error
             }
+            if head.status == 416, let range = try? head.contentRange(), let complete = range.completeLength {
+                fileChanged(length: complete)
+            }
             throw FastgetError.status(head, url: url)
         }
         try checkEncoding(head, connection: connection)
@@ -337,6 +340,10 @@ final class SegmentWorker {
             transfer.failBecauseChanged(error)
             throw error
         }
+        if let complete = contentRange?.completeLength {
+            if complete != transfer.resource.length { connection.shutdown() }
+            fileChanged(length: complete)
+        }
         let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: transfer.resource.length)
         guard contentRange == expected else {
             connection.shutdown()
@@ -347,6 +354,13 @@ final class SegmentWorker {
             connection.shutdown()
             throw FastgetError(.protocolViolation, "server sent Content-Length \(length) for \(range.headerValue)")
         }
+    }
+
+    /// A response gave the file's length as `length`: when that is not the length being
+    /// fetched, the file on the server is another one now, and the download starts over.
+    private func fileChanged(length: Int64) {
+        guard let expected = transfer.resource.length, length != expected else { return }
+        transfer.failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
     }
 
     private func stream(_ progress: Segment) throws -> Int64 {
