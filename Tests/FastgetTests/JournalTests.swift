@@ -66,4 +66,19 @@ import Testing
     @Test func crcMatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     }
+
+    @Test func refusesAStringThatIsNotUTF8() {
+        // Found by fuzzing: a lossy decode turned the bytes into another URL.
+        var journal = JournalTests.sample
+        journal.url = "http://example.com/AAAA"
+        var bytes = journal.encoded()
+        let at = bytes.indices.first { bytes[$0...].starts(with: Array("AAAA".utf8)) }!
+        bytes[at] = 0xCE
+        bytes[at + 1] = 0x66
+        // Recompute the checksum so that only the UTF-8 check can object.
+        bytes.removeLast(4)
+        let crc = CRC32.checksum(bytes)
+        bytes += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
+        #expect(throws: JournalError.invalid("a string is not UTF-8")) { try Journal.decode(bytes) }
+    }
 }

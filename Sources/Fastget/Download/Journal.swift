@@ -224,7 +224,10 @@ private struct ByteReader {
         let count: UInt32 = try read()
         guard count <= Journal.maximumStringBytes else { throw .invalid("string of \(count) bytes") }
         guard end - offset >= Int(count) else { throw .truncated }
-        let text = String(decoding: bytes[offset..<(offset + Int(count))], as: UTF8.self)
+        // Strictly UTF-8: a lossy decode would turn damage into a different URL or validator.
+        guard let text = String(validating: bytes[offset..<(offset + Int(count))], as: UTF8.self) else {
+            throw .invalid("a string is not UTF-8")
+        }
         offset += Int(count)
         return text
     }
