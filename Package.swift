@@ -31,6 +31,8 @@ let package = Package(
         // Runs one measured process and reports its own peak RSS (see launcher.c for why).
         .executableTarget(name: "bench-launcher", path: "Benchmarks/BenchLauncher"),
         .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),
+        // The library as an embedder sees it: `import Fastget`, never `@testable`.
+        .testTarget(name: "FastgetAPITests", dependencies: ["Fastget", "FastgetTestSupport"]),
         .testTarget(
             name: "FastgetIntegrationTests",
             dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "Bench"]

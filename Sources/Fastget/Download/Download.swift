@@ -1,123 +1,342 @@
 import Synchronization
 
-/// A snapshot of a running download, delivered from the coordinator thread.
-public struct DownloadProgress: Sendable {
-    /// The file's length, nil while unknown (a stream without Content-Length).
-    public let totalBytes: Int64?
-    /// Bytes written to the output so far.
-    public let completedBytes: Int64
-    /// Seconds since the download started (probe included).
-    public let elapsed: Double
-    /// Each segment: its range and how far it has been written.
-    public let segments: [SegmentProgress]
-}
-
-public struct SegmentProgress: Sendable {
-    public let range: ByteRange
-    /// The first byte not yet written.
-    public let written: Int64
-}
-
-/// What a finished download did.
-public struct DownloadReport: Sendable {
-    /// Where the file is.
-    public let path: String
-    public let bytes: Int64
-    public let seconds: Double
-    /// Parallel connections used (1 for a single stream; 0 when nothing had to be fetched).
-    public let segments: Int
-    /// Times an idle connection took over the second half of a slower one's range.
-    public let steals: Int
-    /// Times an idle connection fetched a slow range's tail in parallel and delivered first
-    /// (`hedges`), or was beaten to it by the slow connection (`hedgesLost`).
-    public let hedges: Int
-    public let hedgesLost: Int
-    /// Connections opened, and for https how many TLS handshakes were full and how many
-    /// resumed an earlier session of this download.
-    public let connections: Int
-    public let fullHandshakes: Int
-    public let resumedHandshakes: Int
-    /// Attempts repeated after temporary failures.
-    public let retries: Int
-    /// Bytes that were already on disk from an earlier run.
-    public let resumedBytes: Int64
-    public let resource: RemoteResource
-}
-
 /// One file to download: probe, plan, parallel ranged transfer, and the final rename.
 ///
-/// `run` blocks the calling thread, which becomes the coordinator: it starts one thread per
-/// segment, reports progress, and returns when the file is complete under its final name.
-/// `cancel` may be called from any thread.
+/// Create it with a URL, an optional destination and options; then either call `run()`, which
+/// blocks the calling thread (it becomes the coordinator: it starts one thread per segment,
+/// publishes events and returns when the file is complete), or `start()`, which does the same
+/// on a thread of its own, and `await result()`. `pause`, `resume`, `cancel` and
+/// `cancelAndDelete` may be called from any thread at any time; see `DownloadState` for what
+/// each does in each state.
+///
+/// ```swift
+/// let download = try Download(url: "https://example.com/big.iso", destination: "/tmp/big.iso")
+/// download.onEvent { event in
+///     if case .progress(let progress) = event { print(progress.completedBytes) }
+/// }
+/// let report = try download.run()
+/// ```
 ///
 /// The library does not change signal dispositions. A process that uses it should ignore
 /// `SIGPIPE` (TLS writes go through the socket, where `MSG_NOSIGNAL` cannot be applied).
 public final class Download: Sendable {
     public let url: HTTPURL
     public let options: DownloadOptions
-    private let cancelRequested = Atomic<Bool>(false)
-    private let current = Locked<Transfer?>(nil)
-    private let stopReason = Locked<String>("download cancelled")
+    /// Where the file is saved (its `.part` file and `.fastget` journal sit next to it).
+    public let destination: String
 
+    private let control = Locked(Control())
+    private let hub = EventHub()
+
+    private enum StopRequest: Sendable { case pause, cancel, cancelAndDelete }
+
+    private struct Control: Sendable {
+        var state: DownloadState = .queued
+        var transfer: Transfer?
+        var stop: StopRequest?
+        var outcome: Result<DownloadReport, FastgetError>?
+        /// Set by a queue: where `resume` sends the download instead of starting it, and what to
+        /// call once a pause or the end has been told to every observer.
+        var scheduler: (@Sendable (Download) -> Void)?
+        var settled: (@Sendable (Download) -> Void)?
+    }
+
+    /// - Parameters:
+    ///   - url: an `http` or `https` URL (without a scheme, `http` is assumed).
+    ///   - destination: the output path; nil means `options.output`, else the URL's file name
+    ///     in `options.directory`.
     /// - Throws: `FastgetError` with code `.usage` for a malformed URL or invalid options.
-    public init(url: String, options: DownloadOptions = DownloadOptions()) throws(FastgetError) {
+    public convenience init(url: String, destination: String? = nil, options: DownloadOptions = DownloadOptions()) throws(FastgetError) {
+        try self.init(url: url, destination: destination, options: options, state: .queued)
+    }
+
+    /// `state` is `.paused` for a download a queue restores from its journal.
+    init(url: String, destination: String?, options: DownloadOptions, state: DownloadState) throws(FastgetError) {
+        let parsed: HTTPURL
         do {
-            self.url = try HTTPURL(url)
+            parsed = try HTTPURL(url)
         } catch {
             throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
         }
         try options.validate()
+        self.url = parsed
         self.options = options
+        self.destination = destination ?? options.output ?? Download.derivedDestination(parsed, options)
+        control.withLock { $0.state = state }
     }
 
-    /// The path the file will be saved to when `options.output` is not set.
-    public var defaultDestination: String {
+    private static func derivedDestination(_ url: HTTPURL, _ options: DownloadOptions) -> String {
         let name = FileName.derived(from: url)
         return options.directory == "." ? name : options.directory + "/" + name
     }
 
-    /// Stops the download from any thread and keeps it resumable: the workers stop, a last
-    /// checkpoint is taken, and `run` throws `.cancelled` ("download paused"). Running the same
-    /// download again continues from the journal.
-    public func pause() { stop(reason: "download paused") }
+    /// The path the file is saved to when neither a destination nor `options.output` is given.
+    public var defaultDestination: String { Download.derivedDestination(url, options) }
 
-    /// Stops the download from any thread: `run` throws `.cancelled`; the `.part` file and its
-    /// journal stay, so a later run resumes.
-    public func cancel() { stop(reason: "download cancelled") }
+    /// The current state.
+    public var state: DownloadState { control.withLock { $0.state } }
 
-    private func stop(reason: String) {
-        stopReason.withLock { $0 = reason }
-        cancelRequested.store(true, ordering: .releasing)
-        current.withLock { $0?.stop(reason: reason) }
+    // MARK: - Observing
+
+    /// Calls `handler` with every later event (see `DownloadEvent` for the order and threads).
+    /// The handler must return quickly: it runs on the coordinator thread.
+    public func onEvent(_ handler: @escaping @Sendable (DownloadEvent) -> Void) {
+        hub.add(handler)
     }
+
+    /// Every later event as an async sequence; it finishes after the final event.
+    public func events() -> AsyncStream<DownloadEvent> {
+        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream()
+        let registered = hub.add { event in
+            continuation.yield(event)
+            if event.isFinal { continuation.finish() }
+        }
+        continuation.onTermination = { [hub] _ in hub.remove(registered) }
+        if state.isFinal { continuation.finish() }
+        return stream
+    }
+
+    // MARK: - Control
+
+    /// Downloads the file on the calling thread, from a `queued` or `paused` state; returns the
+    /// report once the file is complete under its final name. Throws the error that stopped it,
+    /// or `.cancelled` ("download paused" / "download cancelled") after `pause` or `cancel`.
+    /// On a download that already ended it returns or throws that outcome again; on one that is
+    /// running elsewhere it throws `.usage`.
+    ///
+    /// `progress` and `notice` are shortcuts for the `.progress` and `.notice` events.
+    @discardableResult
+    public func run(progress: (DownloadProgress) -> Void = { _ in },
+                    notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
+        try execute(resumingPaused: true, progress: progress, notice: notice)
+    }
+
+    /// `run`, except that a download paused before its thread got going stays paused.
+    private func execute(resumingPaused: Bool, progress: (DownloadProgress) -> Void = { _ in },
+                         notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
+        enum Begin { case go, ended(Result<DownloadReport, FastgetError>), busy(DownloadState) }
+        let (begin, events) = control.withLock { control -> (Begin, [DownloadEvent]) in
+            if let outcome = control.outcome { return (.ended(outcome), []) }
+            var events: [DownloadEvent] = []
+            if resumingPaused, control.state == .paused, change(&control, to: .queued) { events.append(.stateChanged(.queued)) }
+            guard control.state == .queued else { return (.busy(control.state), []) }
+            control.stop = nil
+            _ = change(&control, to: .probing)
+            return (.go, events + [.stateChanged(.probing)])
+        }
+        events.forEach(hub.publish)
+        switch begin {
+        case .ended(let outcome): return try outcome.get()
+        case .busy(let state): throw FastgetError(.usage, "the download of \(url) is \(state) already")
+        case .go: break
+        }
+        let result: Result<DownloadReport, FastgetError>
+        do throws(FastgetError) {
+            result = .success(try perform(progress: progress, notice: notice))
+        } catch {
+            result = .failure(error)
+        }
+        return try finish(result).get()
+    }
+
+    /// Starts the download on a thread of its own and returns at once (from `queued` or
+    /// `paused`; otherwise it does nothing). Follow it with events or `result()`.
+    public func start() {
+        let startable = control.withLock { control in
+            if control.state == .paused, change(&control, to: .queued) { return (true, true) }
+            return (control.state == .queued, false)
+        }
+        if startable.1 { hub.publish(.stateChanged(.queued)) }
+        guard startable.0 else { return }
+        do {
+            _ = try PosixThread(stackSize: 1 << 20) { [self] in _ = try? self.execute(resumingPaused: false) }
+        } catch {
+            _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(error.reason)")))
+        }
+    }
+
+    /// Starts the download if it is queued or paused, then waits for its final state: returns
+    /// the report when it completed, throws the error when it failed or `.cancelled` when it was
+    /// cancelled. A pause does not end the wait; a later `resume` or `cancel` does.
+    public func result() async throws(FastgetError) -> DownloadReport {
+        let outcome: Result<DownloadReport, FastgetError> = await withCheckedContinuation { continuation in
+            let delivered = Locked(false)
+            let once: @Sendable (Result<DownloadReport, FastgetError>) -> Void = { outcome in
+                let first = delivered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: outcome) }
+            }
+            hub.add { event in
+                switch event {
+                case .completed(let report): once(.success(report))
+                case .failed(let error): once(.failure(error))
+                case .cancelled: once(.failure(FastgetError(.cancelled, "download cancelled")))
+                default: break
+                }
+            }
+            if let outcome = control.withLock({ $0.outcome }) { once(outcome) }
+            start()
+        }
+        return try outcome.get()
+    }
+
+    /// Stops the transfer and keeps it resumable: the workers stop, a last checkpoint is taken,
+    /// the state becomes `paused` and `run` throws `.cancelled` ("download paused"). A queued
+    /// download is paused before it starts. Nothing happens in other states.
+    public func pause() { requestStop(.pause) }
+
+    /// Continues a paused download: it becomes `queued` and starts (or, in a queue, starts when
+    /// a slot is free). Nothing happens in other states.
+    public func resume() {
+        let (scheduler, resumed) = control.withLock { control -> ((@Sendable (Download) -> Void)?, Bool) in
+            guard control.state == .paused, change(&control, to: .queued) else { return (nil, false) }
+            return (control.scheduler, true)
+        }
+        guard resumed else { return }
+        hub.publish(.stateChanged(.queued))
+        if let scheduler { scheduler(self) } else { start() }
+    }
+
+    /// Stops the download for good and keeps the `.part` file and journal (a new download of the
+    /// same URL and destination resumes). Nothing happens once it has ended.
+    public func cancel() { requestStop(.cancel) }
+
+    /// Stops the download for good and removes its `.part` file and journal. A completed file is
+    /// never removed. Nothing happens once it has ended.
+    public func cancelAndDelete() { requestStop(.cancelAndDelete) }
+
+    private func requestStop(_ request: StopRequest) {
+        enum Action { case none, stopTransfer(Transfer?), pausedNow, cancelledNow }
+        let action = control.withLock { control -> Action in
+            if control.state.isActive {
+                // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.
+                if control.stop == nil || request != .pause { control.stop = request }
+                return .stopTransfer(control.transfer)
+            }
+            switch (control.state, request) {
+            case (.queued, .pause):
+                return change(&control, to: .paused) ? .pausedNow : .none
+            case (.queued, _), (.paused, .cancel), (.paused, .cancelAndDelete):
+                // Nothing runs: the files can go under the lock, before anyone sees `cancelled`.
+                if request == .cancelAndDelete { removeFiles() }
+                guard change(&control, to: .cancelled) else { return .none }
+                control.outcome = .failure(FastgetError(.cancelled, "download cancelled"))
+                return .cancelledNow
+            default:
+                return .none
+            }
+        }
+        switch action {
+        case .none:
+            break
+        case .stopTransfer(let transfer):
+            transfer?.stop(reason: request == .pause ? "download paused" : "download cancelled")
+        case .pausedNow:
+            hub.publish(.stateChanged(.paused))
+            settle()
+        case .cancelledNow:
+            hub.publish(.stateChanged(.cancelled))
+            hub.publish(.cancelled)
+            settle()
+        }
+    }
+
+    /// Lets a queue decide when a resumed download starts, and learn when it has paused or
+    /// ended (after every observer has been told).
+    func schedule(with scheduler: @escaping @Sendable (Download) -> Void, settled: @escaping @Sendable (Download) -> Void) {
+        control.withLock {
+            $0.scheduler = scheduler
+            $0.settled = settled
+        }
+    }
+
+    private func settle() {
+        control.withLock { $0.settled }?(self)
+    }
+
+    // MARK: - State
+
+    /// Changes the state if the transition is allowed; the caller publishes the event.
+    private func change(_ control: inout Control, to next: DownloadState) -> Bool {
+        guard control.state.canChange(to: next) else { return false }
+        control.state = next
+        return true
+    }
+
+    /// Moves to `next` from the coordinator thread and tells the observers.
+    private func advance(to next: DownloadState) {
+        if control.withLock({ change(&$0, to: next) }) { hub.publish(.stateChanged(next)) }
+    }
+
+    /// The end of a run: its outcome decides the state (paused, cancelled, completed or failed).
+    /// Files go before the state changes, so an observer that sees `cancelled` sees them gone.
+    private func finish(_ result: Result<DownloadReport, FastgetError>) -> Result<DownloadReport, FastgetError> {
+        let (next, stop) = control.withLock { control -> (DownloadState, StopRequest?) in
+            control.transfer = nil
+            switch (result, control.stop) {
+            case (.success, _): return (.completed, control.stop)
+            case (.failure(let error), .pause) where error.code == .cancelled: return (.paused, control.stop)
+            case (.failure(let error), .cancel), (.failure(let error), .cancelAndDelete):
+                return (error.code == .cancelled ? .cancelled : .failed, control.stop)
+            case (.failure, _): return (.failed, control.stop)
+            }
+        }
+        if next == .cancelled && stop == .cancelAndDelete { removeFiles() }
+        let changed = control.withLock { control -> Bool in
+            control.stop = nil
+            guard change(&control, to: next) else { return false }
+            if next.isFinal { control.outcome = result }
+            return true
+        }
+        guard changed else { return result }
+        hub.publish(.stateChanged(next))
+        switch (next, result) {
+        case (.completed, .success(let report)): hub.publish(.completed(report))
+        case (.failed, .failure(let error)): hub.publish(.failed(error))
+        case (.cancelled, _): hub.publish(.cancelled)
+        default: break
+        }
+        settle()
+        return result
+    }
+
+    private func removeFiles() {
+        try? FileSystem.remove(destination + ".part")
+        try? FileSystem.remove(destination + ".fastget")
+    }
+
+    // MARK: - The transfer
 
     /// How many times a download starts over because the file changed on the server.
     static let maximumRestarts = 2
 
-    /// Downloads the file. `progress` is called on this thread at most every
-    /// `options.progressInterval` seconds, and once at the end; `notice` receives one-line
-    /// remarks (a journal that was not used, a restart because the file changed).
-    public func run(progress: (DownloadProgress) -> Void = { _ in },
-                    notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
+    private func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
         let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
                                   caFile: options.caFile, verifyPeer: !options.insecure)
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
+        func tell(_ text: String) {
+            notice(text)
+            hub.publish(.notice(text))
+        }
         var restarts = 0
         var singleStream = false
         while true {
+            advance(to: .probing)
             let resource: RemoteResource
             do {
                 resource = try Prober(requester: requester).probe(url)
             } catch {
                 throw FastgetError.from(error, url: url)
             }
-            try checkCancelled()
-            let destination = options.output ?? defaultDestination
+            hub.publish(.sizeKnown(resource.length))
+            try checkStopped()
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
-                                                     options: options, singleStream: singleStream, notice: notice) else {
+                                                     options: options, singleStream: singleStream, notice: tell) else {
                 let length = resource.length ?? 0
                 let statistics = connector.statistics
                 return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
@@ -127,9 +346,13 @@ public final class Download: Sendable {
             }
             let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
                                     validator: start.segmented ? Validator(resource) : nil)
-            current.withLock { $0 = transfer }
-            defer { current.withLock { $0 = nil } }
-            if cancelRequested.load(ordering: .acquiring) { transfer.stop(reason: stopReason.withLock { $0 }) }
+            let stop = control.withLock { control -> StopRequest? in
+                control.transfer = transfer
+                return control.stop
+            }
+            if let stop { transfer.stop(reason: stop == .pause ? "download paused" : "download cancelled") }
+            defer { control.withLock { $0.transfer = nil } }
+            advance(to: .downloading)
 
             // One worker per unfinished segment, up to the segment count asked for; on resume a
             // journal may hold more segments (from steals) than workers.
@@ -138,16 +361,19 @@ public final class Download: Sendable {
                                           buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
-                try coordinator.run(progress: progress)
+                try coordinator.run { [hub] snapshot in
+                    progress(snapshot)
+                    hub.publish(.progress(snapshot))
+                }
             } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
                 if transfer.rangesLost {
                     // The old bytes came from ranges the server still honoured; they are right,
                     // but a stream from zero cannot skip them, so they go.
                     singleStream = true
-                    notice("\(error.message); downloading in one stream from the start")
+                    tell("\(error.message); downloading in one stream from the start")
                 } else {
-                    notice("\(error.message); starting over")
+                    tell("\(error.message); starting over")
                 }
                 start.checkpointer?.remove()
                 try? FileSystem.remove(start.output.partPath)
@@ -171,9 +397,9 @@ public final class Download: Sendable {
         }
     }
 
-    private func checkCancelled() throws(FastgetError) {
-        if cancelRequested.load(ordering: .acquiring) {
-            throw FastgetError(.cancelled, stopReason.withLock { $0 })
+    private func checkStopped() throws(FastgetError) {
+        if let stop = control.withLock({ $0.stop }) {
+            throw FastgetError(.cancelled, stop == .pause ? "download paused" : "download cancelled")
         }
     }
 }

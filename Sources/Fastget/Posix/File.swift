@@ -149,6 +149,21 @@ package enum FileSystem {
         if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink") }
     }
 
+    /// The names in the directory at `path` ("." and ".." left out). The corresponding C
+    /// functions are `opendir` and `readdir`.
+    package static func list(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemError("opendir") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// The directory part of `path` ("." when there is none).
     package static func directory(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }

@@ -1,0 +1,52 @@
+/// What a download tells its observers.
+///
+/// Events of a running download come from its coordinator thread (the thread in `run()`, or the
+/// one `start()` created), never from a worker thread, in this order: `stateChanged(.probing)`,
+/// `sizeKnown`, `stateChanged(.downloading)`, `progress` at most every
+/// `DownloadOptions.progressInterval` seconds, then one final event: `completed`, `failed` or
+/// `cancelled` (each after its `stateChanged`). A pause ends with `stateChanged(.paused)` and no
+/// final event; a resumed download starts the sequence again. Changes made while nothing runs
+/// (pausing or cancelling a queued download) are delivered on the thread that made them.
+public enum DownloadEvent: Sendable {
+    case stateChanged(DownloadState)
+    /// The probe learned the file's length (nil: unknown, the file is streamed).
+    case sizeKnown(Int64?)
+    case progress(DownloadProgress)
+    /// A one-line remark: a journal that could not be used, a restart because the file changed.
+    case notice(String)
+    case completed(DownloadReport)
+    case failed(FastgetError)
+    case cancelled
+
+    /// Whether this is the download's last event.
+    public var isFinal: Bool {
+        switch self {
+        case .completed, .failed, .cancelled: true
+        default: false
+        }
+    }
+}
+
+/// The observers of one download: callbacks and `AsyncStream` continuations. Events are handed
+/// out in the order they are published; observers added later get only later events.
+final class EventHub: Sendable {
+    private let observers = Locked<[Int: @Sendable (DownloadEvent) -> Void]>([:])
+    private let nextToken = Locked(0)
+
+    @discardableResult
+    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void) -> Int {
+        let token = nextToken.withLock { token in
+            token += 1
+            return token
+        }
+        observers.withLock { $0[token] = observer }
+        return token
+    }
+
+    func remove(_ token: Int) { observers.withLock { $0[token] = nil } }
+
+    func publish(_ event: DownloadEvent) {
+        let current = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        for observer in current { observer(event) }
+    }
+}

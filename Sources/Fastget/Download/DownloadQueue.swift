@@ -1,0 +1,149 @@
+/// Downloads into one directory, at most `maximumActive` at a time, in the order they were added.
+///
+/// - Adding a URL that is already in the queue (queued, running or paused) returns that download
+///   instead of a second one; a URL whose download has ended is added afresh.
+/// - A download that pauses, completes, fails or is cancelled frees its slot for the next one.
+/// - The queue survives a restart: a new queue on the same directory finds the journals
+///   (`NAME.fastget`) left there and rebuilds their downloads as paused entries; `resumeAll()`
+///   continues them from where they stopped.
+///
+/// Every method may be called from any thread.
+public final class DownloadQueue: Sendable {
+    public let directory: String
+    public let maximumActive: Int
+    /// The options each download gets (`output` and `directory` are set per download).
+    public let options: DownloadOptions
+
+    private let state = Locked(Entries())
+    private let idle = WakeSignal()
+
+    private struct Entries: Sendable {
+        var downloads: [Download] = []
+        /// Downloads the queue started that have not yet paused or ended.
+        var launched: Set<ObjectIdentifier> = []
+    }
+
+    /// - Parameters:
+    ///   - directory: where files, `.part` files and journals go.
+    ///   - maximumActive: downloads running at once (at least 1).
+    ///   - restore: rebuild paused entries from the journals in `directory`.
+    /// - Throws: `.usage` for a limit below 1 or invalid options.
+    public init(directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
+                restore: Bool = true) throws(FastgetError) {
+        guard maximumActive >= 1 else { throw FastgetError(.usage, "a queue needs at least one active download (got \(maximumActive))") }
+        try options.validate()
+        self.directory = directory
+        self.maximumActive = maximumActive
+        var options = options
+        options.directory = directory
+        options.output = nil
+        self.options = options
+        if restore { self.restore() }
+    }
+
+    /// Every download in the queue, in the order they were added (restored ones first).
+    public var downloads: [Download] { state.withLock { $0.downloads } }
+
+    /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
+    /// starts it when a slot is free. Returns the download already in the queue for the same URL
+    /// when there is one that has not ended.
+    @discardableResult
+    public func add(_ url: String, destination: String? = nil) throws(FastgetError) -> Download {
+        let candidate = try Download(url: url, destination: destination, options: options)
+        let download = state.withLock { entries -> Download in
+            if let existing = entries.downloads.first(where: { $0.url.withoutCredentials == candidate.url.withoutCredentials && !$0.state.isFinal }) {
+                return existing
+            }
+            entries.downloads.removeAll { $0.url.withoutCredentials == candidate.url.withoutCredentials }
+            entries.downloads.append(candidate)
+            return candidate
+        }
+        if download === candidate { manage(candidate) }
+        pump()
+        return download
+    }
+
+    /// Pauses every download (running ones checkpoint and stop; queued ones wait).
+    public func pauseAll() { downloads.forEach { $0.pause() } }
+
+    /// Resumes every paused download; they start as slots free up.
+    public func resumeAll() {
+        downloads.forEach { $0.resume() }
+        pump()
+    }
+
+    /// Cancels every download that has not ended, keeping their journals.
+    public func cancelAll() { downloads.forEach { $0.cancel() } }
+
+    /// Takes `download` out of the queue, cancelling it if it has not ended; with
+    /// `deletingFiles` its `.part` file and journal go too (a completed file stays).
+    public func remove(_ download: Download, deletingFiles: Bool = false) {
+        if deletingFiles { download.cancelAndDelete() } else { download.cancel() }
+        state.withLock { entries in
+            entries.downloads.removeAll { $0 === download }
+            entries.launched.remove(ObjectIdentifier(download))
+        }
+        pump()
+    }
+
+    /// Blocks until no download is queued or running, or `timeout` seconds pass; returns whether
+    /// the queue went idle.
+    @discardableResult
+    public func waitUntilIdle(timeout: Double = .infinity) -> Bool {
+        let deadline = MonotonicClock.seconds() + timeout
+        while !isIdle {
+            let left = deadline - MonotonicClock.seconds()
+            if left <= 0 { return false }
+            idle.wait(seconds: min(left, 1))
+        }
+        return true
+    }
+
+    /// No download is queued or running.
+    public var isIdle: Bool {
+        state.withLock { entries in
+            entries.launched.isEmpty && !entries.downloads.contains { $0.state == .queued || $0.state.isActive }
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Frees `download`'s slot once it has paused or ended (and every observer has heard), and
+    /// lets the queue start it when resumed.
+    private func manage(_ download: Download) {
+        download.schedule(with: { [weak self] _ in self?.pump() }, settled: { [weak self] download in
+            guard let self else { return }
+            self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
+            self.pump()
+        })
+    }
+
+    /// Starts queued downloads, oldest first, while slots are free.
+    private func pump() {
+        let starting = state.withLock { entries -> [Download] in
+            var starting: [Download] = []
+            for download in entries.downloads where entries.launched.count < maximumActive {
+                let key = ObjectIdentifier(download)
+                guard download.state == .queued, !entries.launched.contains(key) else { continue }
+                entries.launched.insert(key)
+                starting.append(download)
+            }
+            return starting
+        }
+        starting.forEach { $0.start() }
+        idle.signal()
+    }
+
+    /// Rebuilds a paused download for every journal in the directory that can be read.
+    private func restore() {
+        guard let names = try? FileSystem.list(directory) else { return }
+        for name in names.sorted() where name.hasSuffix(".fastget") && name.count > ".fastget".count {
+            let path = directory + "/" + name
+            guard case .success(let journal) = Checkpointer.load(path),
+                  let download = try? Download(url: journal.url, destination: String(path.dropLast(".fastget".count)),
+                                               options: options, state: .paused) else { continue }
+            state.withLock { $0.downloads.append(download) }
+            manage(download)
+        }
+    }
+}

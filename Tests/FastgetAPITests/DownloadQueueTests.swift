@@ -1,0 +1,131 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+@Suite struct DownloadQueueTests {
+    /// Twenty small files, /f0 … /f19, each different.
+    static let files = (0..<20).map { testBytes(count: 96 * 1024, seed: UInt64(100 + $0)) }
+
+    /// Serves /fN at `rate` bytes per second per connection.
+    func server(rate: Double) throws -> TestServer {
+        let files = DownloadQueueTests.files
+        return try TestServer(TestServer.Configuration(rate: { _ in rate })) { request in
+            guard let index = Int(request.target.dropFirst(2)), request.target.hasPrefix("/f"), files.indices.contains(index) else {
+                return .status(404)
+            }
+            return .file(TestFile(files[index]))
+        }
+    }
+
+    @Test func addingAURLTwiceReturnsTheSameDownload() throws {
+        let server = try server(rate: 256 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        let first = try queue.add(server.url("/f1"))
+        let again = try queue.add(server.url("/f1"))
+        #expect(first === again)
+        #expect(queue.downloads.count == 1)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(first.state == .completed)
+        // Once ended, the same URL is a new download (here: refused, the file exists).
+        let later = try queue.add(server.url("/f1"))
+        #expect(later !== first && queue.downloads.count == 1)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(later.state == .failed)
+    }
+
+    @Test func neverRunsMoreThanTheLimitAtOnce() throws {
+        // 96 KiB at 384 KiB/s: each download lasts about a quarter of a second.
+        let server = try server(rate: 384 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 4, options: testOptions(directory, segments: 1))
+        for index in 0..<20 { try queue.add(server.url("/f\(index)")) }
+        #expect(queue.waitUntilIdle(timeout: 60))
+        for (index, download) in queue.downloads.enumerated() {
+            #expect(download.state == .completed)
+            #expect(SHA256.hex(ofFile: directory.file("f\(index)")) == SHA256.hex(DownloadQueueTests.files[index]))
+        }
+        // From the server's log: each file's first request to its last response, overlapped.
+        #expect(server.waitUntilIdle())
+        // Each download has its own connections: a connection's first request names its file.
+        let requests = server.requests
+        var target: [Int: String] = [:]
+        for request in requests where target[request.connection] == nil { target[request.connection] = request.target }
+        var spans: [String: (start: Double, end: Double)] = [:]
+        for request in requests {
+            let span = spans[request.target] ?? (request.received, request.received)
+            spans[request.target] = (min(span.start, request.received), span.end)
+        }
+        for response in server.responses {
+            guard let name = target[response.connection], let span = spans[name] else { continue }
+            spans[name] = (span.start, max(span.end, response.finished))
+        }
+        var edges: [(time: Double, change: Int)] = []
+        for span in spans.values {
+            edges.append((span.start, 1))
+            edges.append((span.end, -1))
+        }
+        // At equal times an end counts before a start.
+        edges.sort { $0.time != $1.time ? $0.time < $1.time : $0.change < $1.change }
+        var active = 0
+        var most = 0
+        for edge in edges {
+            active += edge.change
+            most = max(most, active)
+        }
+        #expect(spans.count == 20)
+        #expect(most <= 4 && most >= 2, "at most \(most) at once")
+    }
+
+    @Test func aNewQueueOnTheSameDirectoryRestoresAndFinishesEveryDownload() throws {
+        let server = try server(rate: 32 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory, segments: 2)
+        options.checkpointInterval = 0.1
+        var queue: DownloadQueue? = try DownloadQueue(directory: directory.path, maximumActive: 3, options: options)
+        for index in 0..<3 { try queue!.add(server.url("/f\(index)")) }
+        let downloads = queue!.downloads
+        let logs = downloads.map(EventLog.init)
+        // Let every download get somewhere, then stop them all and drop the queue.
+        #expect(eventually { logs.allSatisfy { $0.completedBytes > 0 } })
+        queue!.pauseAll()
+        #expect(eventually { downloads.allSatisfy { $0.state == .paused } })
+        queue = nil
+
+        server.clearRecords()
+        let restored = try DownloadQueue(directory: directory.path, maximumActive: 3, options: options)
+        #expect(restored.downloads.count == 3)
+        #expect(restored.downloads.allSatisfy { $0.state == .paused })
+        #expect(Set(restored.downloads.map(\.destination)) == Set((0..<3).map { directory.file("f\($0)") }))
+        restored.resumeAll()
+        #expect(restored.waitUntilIdle(timeout: 60))
+        for index in 0..<3 {
+            #expect(SHA256.hex(ofFile: directory.file("f\(index)")) == SHA256.hex(DownloadQueueTests.files[index]))
+        }
+        #expect(restored.downloads.allSatisfy { $0.state == .completed })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["f0", "f1", "f2"])
+        // The restored downloads continued: no range started at byte 0 again.
+        #expect(!server.requests.contains { $0.method == "GET" && $0.header("Range")?.hasPrefix("bytes=0-") == true })
+    }
+
+    @Test func removeWithFilesDeletesThePartAndJournal() throws {
+        let server = try server(rate: 64 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        let kept = try queue.add(server.url("/f1"))
+        let dropped = try queue.add(server.url("/f2"))
+        #expect(eventually { FileManager.default.fileExists(atPath: dropped.destination + ".fastget") })
+        queue.remove(dropped, deletingFiles: true)
+        queue.remove(kept)
+        #expect(queue.downloads.isEmpty)
+        #expect(eventually { kept.state == .cancelled && dropped.state == .cancelled })
+        #expect(!FileManager.default.fileExists(atPath: dropped.destination + ".part"))
+        #expect(!FileManager.default.fileExists(atPath: dropped.destination + ".fastget"))
+        #expect(FileManager.default.fileExists(atPath: kept.destination + ".part"))
+    }
+}
