@@ -115,7 +115,10 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
         options.output = directory.file("f.bin")
         let report = try Download(url: server.url(), options: options).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
-        #expect(report.connections == 5 && report.fullHandshakes == 1 && report.resumedHandshakes == 4)
+        // One full handshake (the probe's); every other connection resumed (a retry on a loaded
+        // machine may add connections, never full handshakes).
+        #expect(report.connections >= 5 && report.fullHandshakes == 1 && report.resumedHandshakes == report.connections - 1,
+                "\(report.connections) connections, \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed, \(report.retries) retries")
         // The probe's handshake is full; the segments' connections resume its session.
         let requests = server.requests
         #expect(requests.first?.method == "HEAD" && requests.first?.tlsResumed == false)

@@ -20,7 +20,9 @@ import Synchronization
 /// The library does not change signal dispositions. A process that uses it should ignore
 /// `SIGPIPE` (TLS writes go through the socket, where `MSG_NOSIGNAL` cannot be applied).
 public final class Download: Sendable {
+    /// The URL as given (redirects are followed per run; see `DownloadReport.resource`).
     public let url: HTTPURL
+    /// The options it was created with.
     public let options: DownloadOptions
     /// Where the file is saved (its `.part` file and `.fastget` journal sit next to it).
     public let destination: String
@@ -383,6 +385,9 @@ public final class Download: Sendable {
             guard length >= 0, !start.segmented || start.table.isComplete else {
                 throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
             }
+            if let checksum = options.checksum {
+                try verify(checksum, start, length: length, buffers: coordinator.buffers)
+            }
             try start.output.finish(length: length)
             start.checkpointer?.remove()
             let statistics = connector.statistics
@@ -394,6 +399,18 @@ public final class Download: Sendable {
                                   resumedHandshakes: statistics.resumedHandshakes,
                                   retries: transfer.retries.load(ordering: .relaxed),
                                   resumedBytes: start.resumedBytes, resource: resource)
+        }
+    }
+
+    /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
+    /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
+    /// the file anew.
+    private func verify(_ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool) throws(FastgetError) {
+        let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
+        guard actual == checksum.hex else {
+            start.checkpointer?.remove()
+            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)",
+                               hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
     }
 

@@ -1,5 +1,6 @@
 /// The library's version, sent in `User-Agent` and printed by `fastget --version`.
 public enum Fastget {
+    /// fastget's version.
     public static let version = "0.1.0"
 
     /// The OpenSSL library version in use.
@@ -48,7 +49,13 @@ public struct DownloadOptions: Sendable {
     public var bufferSize: Int = 128 * 1024
     /// Seconds between progress reports.
     public var progressInterval: Double = 0.1
+    /// Bytes per second for the whole download, over all its connections; nil: no limit.
+    public var rateLimit: Int64?
+    /// The digest the file must have; checked before the final rename (mismatch: exit 76,
+    /// the file stays as `NAME.part`).
+    public var checksum: Checksum?
 
+    /// The defaults: 8 segments, 5 retries, 15 s to connect, 30 s per read, verification on.
     public init() {}
 
     /// The allowed segment counts.
@@ -61,6 +68,7 @@ public struct DownloadOptions: Sendable {
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
         guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
+        if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         for header in headers {
             let text = header.name + header.value

@@ -9,7 +9,9 @@
 ///
 /// Every method may be called from any thread.
 public final class DownloadQueue: Sendable {
+    /// Where files, `.part` files and journals go.
     public let directory: String
+    /// How many downloads run at once.
     public let maximumActive: Int
     /// The options each download gets (`output` and `directory` are set per download).
     public let options: DownloadOptions

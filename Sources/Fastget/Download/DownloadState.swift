@@ -36,6 +36,7 @@ public enum DownloadState: String, Sendable, CaseIterable, CustomStringConvertib
     /// Whether a transfer is under way (a coordinator thread runs).
     public var isActive: Bool { self == .probing || self == .downloading }
 
+    /// The state's name ("downloading").
     public var description: String { rawValue }
 
     /// The transitions the download makes, and no others.

@@ -6,12 +6,14 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// An extensible error code. Each code has one exit code (sysexits) and one retry policy,
     /// decided here and nowhere else.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// A stable name ("not-found"), for logs and JSON.
         public let rawValue: String
         /// The process exit status for this code (sysexits.h values, 130 for interruption).
         public let exitCode: Int32
         /// Whether repeating the same request may succeed (network hiccups, busy servers).
         public let isRetryable: Bool
 
+        /// The code named `rawValue`; an unknown name gives a code with exit status 1.
         public init(rawValue: String) {
             self = Code.all.first { $0.rawValue == rawValue } ?? Code(rawValue, exit: 1, retryable: false)
         }
@@ -22,6 +24,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
             self.isRetryable = retryable
         }
 
+        /// The code's name.
         public var description: String { rawValue }
 
         /// A bad option or URL: nothing touched the network. Exit 64.
@@ -55,6 +58,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         ]
     }
 
+    /// What kind of failure it is; decides the exit code and whether a retry may help.
     public let code: Code
     /// One sentence, without the "error:" prefix.
     public let message: String
@@ -66,6 +70,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// Seconds the server asked to wait before retrying (`Retry-After` on 503/429), when it did.
     let retryAfter: Double?
 
+    /// An error of kind `code` with a one-sentence `message`.
     public init(_ code: Code, _ message: String, hint: String? = nil, httpStatus: Int? = nil) {
         self.init(code, message, hint: hint, httpStatus: httpStatus, retryAfter: nil)
     }
@@ -84,8 +89,11 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         return FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
     }
 
+    /// The exit status the `fastget` command uses for it (see the README).
     public var exitCode: Int32 { code.exitCode }
+    /// Whether trying again later may succeed.
     public var isRetryable: Bool { code.isRetryable }
+    /// The message.
     public var description: String { message }
 
     /// The error for a final HTTP status that is not a success.

@@ -1,7 +1,7 @@
 /// Local file names derived from what a server or URL says: never a path, never hidden tricks.
-public enum FileName {
+package enum FileName {
     /// The URL's last path segment, percent-decoded and made safe; "index.html" when empty.
-    public static func derived(from url: HTTPURL) -> String {
+    package static func derived(from url: HTTPURL) -> String {
         let path = url.path
         let last = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
         return sanitized(percentDecoded(last)) ?? "index.html"
@@ -9,7 +9,7 @@ public enum FileName {
 
     /// A single safe path component: no "/", NUL or control characters, not "." or "..",
     /// at most 240 bytes of valid UTF-8. Nil when nothing usable is left.
-    public static func sanitized(_ bytes: [UInt8]) -> String? {
+    package static func sanitized(_ bytes: [UInt8]) -> String? {
         var cleaned: [UInt8] = []
         for byte in bytes {
             switch byte {

@@ -1,16 +1,16 @@
 /// What guards a resumed byte range: the server's strong ETag, or else its Last-Modified date.
-public enum Validator: Sendable, Equatable, CustomStringConvertible {
+package enum Validator: Sendable, Equatable, CustomStringConvertible {
     case etag(String)
     case lastModified(String)
 
     /// The value sent in `If-Range`.
-    public var headerValue: String {
+    package var headerValue: String {
         switch self {
         case .etag(let value), .lastModified(let value): value
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .etag(let value): "ETag \(value)"
         case .lastModified(let value): "Last-Modified \(value)"
@@ -34,7 +34,7 @@ public enum Validator: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a journal was not trusted. Each kind of damage has its own case.
-public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Shorter than its header or its declared payload says.
     case truncated
     /// Does not start with the magic: not a fastget journal.
@@ -47,7 +47,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A field is out of range or the segments do not tile the file.
     case invalid(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated: "journal is truncated"
         case .foreign: "not a fastget journal"
@@ -79,33 +79,33 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk.
-public struct Journal: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var start: Int64
-        public var end: Int64
-        public var written: Int64
+package struct Journal: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var start: Int64
+        package var end: Int64
+        package var written: Int64
 
-        public init(start: Int64, end: Int64, written: Int64) {
+        package init(start: Int64, end: Int64, written: Int64) {
             self.start = start
             self.end = end
             self.written = written
         }
     }
 
-    public static let magic = Array("FASTGETJ".utf8)
-    public static let version: UInt16 = 1
+    package static let magic = Array("FASTGETJ".utf8)
+    package static let version: UInt16 = 1
     static let headerSize = 16
     /// A bound on any string field, so a damaged length cannot ask for gigabytes.
     static let maximumStringBytes = 64 * 1024
     static let maximumSegments = 1 << 16
 
-    public var url: String
-    public var finalURL: String
-    public var length: Int64
-    public var validator: Validator?
-    public var segments: [Entry]
+    package var url: String
+    package var finalURL: String
+    package var length: Int64
+    package var validator: Validator?
+    package var segments: [Entry]
 
-    public init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry]) {
+    package init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry]) {
         self.url = url
         self.finalURL = finalURL
         self.length = length
@@ -114,9 +114,9 @@ public struct Journal: Sendable, Equatable {
     }
 
     /// Bytes the journal says are on disk.
-    public var bytesWritten: Int64 { segments.reduce(0) { $0 + ($1.written - $1.start) } }
+    package var bytesWritten: Int64 { segments.reduce(0) { $0 + ($1.written - $1.start) } }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var payload: [UInt8] = []
         payload.appendLittleEndian(length)
         switch validator {
@@ -141,7 +141,7 @@ public struct Journal: Sendable, Equatable {
         return bytes
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(JournalError) -> Journal {
+    package static func decode(_ bytes: [UInt8]) throws(JournalError) -> Journal {
         guard bytes.count >= headerSize + 4 else {
             throw bytes.starts(with: magic.prefix(bytes.count)) ? .truncated : .foreign
         }

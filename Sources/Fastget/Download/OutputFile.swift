@@ -72,6 +72,27 @@ final class OutputFile: Sendable {
         handle.startWriteback(offset: range.start, length: range.count)
     }
 
+    /// The digest of the first `length` bytes, read back from the file in `buffer`-sized pieces.
+    func digest(_ algorithm: Checksum.Algorithm, length: Int64, buffer: UnsafeMutableRawBufferPointer) throws(FastgetError) -> String {
+        guard let digest = Digest(algorithm) else {
+            throw FastgetError(.localIO, "libcrypto cannot compute \(algorithm.rawValue)")
+        }
+        var offset: Int64 = 0
+        while offset < length {
+            let want = Int(min(Int64(buffer.count), length - offset))
+            let count: Int
+            do {
+                count = try handle.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset)
+            } catch {
+                throw FastgetError.local(error, path: partPath)
+            }
+            guard count > 0 else { throw FastgetError(.localIO, "\(partPath) is shorter than \(length) bytes") }
+            digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += Int64(count)
+        }
+        return digest.finish()
+    }
+
     /// Makes the file durable and gives it its final name: set the length (for a stream of
     /// unknown length), fsync, rename, fsync the directory.
     func finish(length: Int64) throws(FastgetError) {

@@ -8,7 +8,9 @@ public struct RemoteResource: Sendable, Equatable {
     public let acceptsRanges: Bool
     /// The entity tag as sent, weak or strong.
     public let etag: String?
+    /// `Last-Modified` as sent.
     public let lastModified: String?
+    /// `Content-Disposition` as sent (it may name the file).
     public let contentDisposition: String?
 
     /// The entity tag when it is strong (weak tags cannot guard a byte range, RFC 9110 §13.1.5).

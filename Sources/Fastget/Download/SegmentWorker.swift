@@ -197,8 +197,15 @@ final class SegmentWorker {
         // stops exactly there (the rest of this response then goes unused).
         var offset = start
         while offset < segment.end.load(ordering: .acquiring) {
-            let limit = segment.end.load(ordering: .acquiring) - offset
-            let count: Int
+            var limit = segment.end.load(ordering: .acquiring) - offset
+            var allowance = 0
+            if let limiter = transfer.limiter {
+                allowance = limiter.take(upTo: Int(min(Int64(buffer.count), limit))) { transfer.isStopped }
+                if allowance == 0 { return } // stopped while waiting
+                limit = Int64(allowance)
+            }
+            var count = 0
+            defer { if allowance > 0 { transfer.limiter?.giveBack(allowance - count) } }
             if let pipe, let socket = connection.spliceableSocket {
                 count = try splice(from: socket, through: pipe, connection, segment: segment, at: offset, limit: limit)
             } else {
@@ -375,7 +382,13 @@ final class SegmentWorker {
         try checkEncoding(head, connection: connection)
         var offset: Int64 = 0
         while true {
-            let count = try connection.readBody(into: buffer)
+            var want = buffer.count
+            if let limiter = transfer.limiter {
+                want = limiter.take(upTo: want) { transfer.isStopped }
+                if want == 0 { throw FastgetError(.cancelled, transfer.stopReason) }
+            }
+            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            transfer.limiter?.giveBack(want - count)
             if count == 0 { break }
             try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
             offset += Int64(count)

@@ -11,6 +11,8 @@ final class Transfer: Sendable {
     let options: DownloadOptions
     /// Sent as `If-Range` with every range request: a changed file answers 200, never a splice.
     let validator: Validator?
+    /// The whole download's rate limit, when there is one.
+    let limiter: RateLimiter?
     /// Wakes the coordinator early (a worker ended, or the download was stopped).
     let wake = WakeSignal()
 
@@ -40,6 +42,7 @@ final class Transfer: Sendable {
     init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: OutputFile, options: DownloadOptions,
          validator: Validator?) {
         self.requester = requester
+        limiter = options.rateLimit.map { RateLimiter(bytesPerSecond: $0) }
         self.originalURL = originalURL
         location = Locked(Location(url: resource.url))
         self.resource = resource

@@ -2,7 +2,9 @@ internal import Glibc
 
 /// Why a URL was rejected.
 public struct URLParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, in a few words.
     public let reason: String
+    /// The reason.
     public var description: String { reason }
 }
 
@@ -11,19 +13,23 @@ public struct URLParseError: Error, Sendable, Equatable, CustomStringConvertible
 /// The path and query are kept as given, except that bytes which cannot travel in a request line
 /// (space, non-ASCII) are percent-encoded. Control characters are refused.
 public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The two schemes fastget speaks.
     public enum Scheme: String, Sendable {
         case http, https
         var defaultPort: Int { self == .http ? 80 : 443 }
     }
 
+    /// `http` or `https`.
     public let scheme: Scheme
     /// The host: a lower-cased name, an IPv4 literal, or an IPv6 literal without brackets.
     public let host: String
+    /// The port, the scheme's default when the URL names none.
     public let port: Int
     /// The request target: path and query, always starting with "/".
     public let target: String
-    /// User name and password from the URL's userinfo, percent-decoded.
+    /// The user name from the URL's userinfo, percent-decoded.
     public let user: String?
+    /// The password from the URL's userinfo, percent-decoded.
     public let password: String?
 
     /// Whether `host` is an IPv6 literal (written in brackets in URLs and `Host`).

@@ -1,0 +1,46 @@
+/// The digest a downloaded file must have, checked after the last byte and before the final
+/// rename: a file that does not match stays as `NAME.part` and the download fails (exit 76).
+public struct Checksum: Sendable, Equatable, CustomStringConvertible {
+    /// The digest algorithms fastget can check.
+    public enum Algorithm: String, Sendable, CaseIterable {
+        case sha256 = "sha-256"
+        case sha1 = "sha-1"
+        case md5
+
+        /// Hex digits of a digest.
+        var hexLength: Int {
+            switch self {
+            case .sha256: 64
+            case .sha1: 40
+            case .md5: 32
+            }
+        }
+    }
+
+    /// The algorithm.
+    public let algorithm: Algorithm
+    /// The expected digest, lower-case hex.
+    public let hex: String
+
+    /// Parses `ALGORITHM=HEX`, e.g. `sha-256=9f86d0…` (also `sha256`, `sha1`, upper-case hex).
+    /// - Throws: `.usage` for an unknown algorithm or a digest of the wrong length.
+    public init(_ text: String) throws(FastgetError) {
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else {
+            throw FastgetError(.usage, "checksum '\(text)' is not ALGORITHM=HEX (e.g. sha-256=…)")
+        }
+        let name = parts[0].lowercased()
+        guard let algorithm = Algorithm.allCases.first(where: { $0.rawValue == name || String($0.rawValue.filter { $0 != "-" }) == name }) else {
+            throw FastgetError(.usage, "unknown checksum algorithm '\(parts[0])' (sha-256, sha-1 or md5)")
+        }
+        let hex = parts[1].lowercased()
+        guard hex.utf8.count == algorithm.hexLength, hex.utf8.allSatisfy({ hexValue($0) != nil }) else {
+            throw FastgetError(.usage, "a \(algorithm.rawValue) digest is \(algorithm.hexLength) hex digits, not '\(parts[1])'")
+        }
+        self.algorithm = algorithm
+        self.hex = hex
+    }
+
+    /// `sha-256=…`.
+    public var description: String { "\(algorithm.rawValue)=\(hex)" }
+}

@@ -1,0 +1,44 @@
+internal import Glibc
+
+/// A token bucket shared by a download's workers: at most `rate` bytes per second in total,
+/// with bursts of at most a tenth of a second's worth. A worker takes an allowance before each
+/// read and gives back what the read did not use.
+final class RateLimiter: Sendable {
+    let rate: Double
+    private let burst: Double
+    private let bucket: Locked<(tokens: Double, refilled: Double)>
+
+    init(bytesPerSecond: Int64) {
+        rate = Double(bytesPerSecond)
+        burst = max(16 * 1024, rate / 10)
+        bucket = Locked((0, MonotonicClock.seconds()))
+    }
+
+    /// Waits until some bytes may be read and returns how many (1…`limit`); returns 0 at once
+    /// when `stopped` says so.
+    func take(upTo limit: Int, stopped: () -> Bool) -> Int {
+        while !stopped() {
+            let (granted, wait) = bucket.withLock { bucket -> (Int, Double) in
+                let now = MonotonicClock.seconds()
+                bucket.tokens = min(burst, bucket.tokens + (now - bucket.refilled) * rate)
+                bucket.refilled = now
+                // Wait for a worthwhile piece (a 16th of a burst), not for every byte.
+                let want = min(Double(limit), burst / 16)
+                guard bucket.tokens >= want else { return (0, (want - bucket.tokens) / rate) }
+                let granted = Int(min(Double(limit), bucket.tokens))
+                bucket.tokens -= Double(granted)
+                return (granted, 0)
+            }
+            if granted > 0 { return granted }
+            var request = timespec(tv_sec: 0, tv_nsec: Int(min(wait, 0.05) * 1e9))
+            nanosleep(&request, nil)
+        }
+        return 0
+    }
+
+    /// Returns bytes an allowance did not use.
+    func giveBack(_ count: Int) {
+        guard count > 0 else { return }
+        bucket.withLock { $0.tokens = min(burst, $0.tokens + Double(count)) }
+    }
+}

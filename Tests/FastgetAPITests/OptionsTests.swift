@@ -1,0 +1,64 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// The options an embedder sets: rate limit and checksum.
+@Suite struct OptionsTests {
+    let data = testBytes(count: 2 << 20, seed: 71)
+
+    @Test func aRateLimitHoldsForTheWholeDownload() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory)
+        options.rateLimit = 1 << 20 // 1 MiB/s over all four connections
+        let started = Date()
+        let report = try Download(url: server.url("/f.bin"), options: options).run()
+        let seconds = Date().timeIntervalSince(started)
+        #expect(report.segments == 4)
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        // 2 MiB at 1 MiB/s: about 2 s, whatever the connections could do (a loose lower bound).
+        #expect(seconds >= 1.5, "\(seconds) s")
+    }
+
+    @Test func aMatchingChecksumCompletes() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory)
+        options.checksum = try Checksum("SHA-256=" + SHA256.hex(data).uppercased())
+        try Download(url: server.url("/f.bin"), options: options).run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+    }
+
+    @Test func aWrongChecksumKeepsThePartFileAndFailsWith76() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory)
+        options.checksum = try Checksum("md5=" + String(repeating: "0", count: 32))
+        let download = try Download(url: server.url("/f.bin"), options: options)
+        #expect {
+            try download.run()
+        } throws: { error in
+            guard let error = error as? FastgetError else { return false }
+            return error.exitCode == 76 && error.message.hasPrefix("md5 of \(directory.file("f.bin.part")) is ")
+                && error.message.hasSuffix(", not 00000000000000000000000000000000")
+        }
+        #expect(download.state == .failed)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["f.bin.part"])
+        #expect(SHA256.hex(ofFile: directory.file("f.bin.part")) == SHA256.hex(data))
+    }
+
+    @Test(arguments: ["sha-256", "crc32=abcd", "sha-1=12", "md5=zz000000000000000000000000000000"])
+    func malformedChecksumsAreUsageErrors(text: String) {
+        #expect { try Checksum(text) } throws: { ($0 as? FastgetError)?.exitCode == 64 }
+    }
+
+    @Test func checksumsParseInEveryForm() throws {
+        let hex = String(repeating: "a", count: 40)
+        #expect(try Checksum("sha1=" + hex).description == "sha-1=" + hex)
+        #expect(try Checksum("SHA-1=" + hex.uppercased()).description == "sha-1=" + hex)
+    }
+}
