@@ -40,6 +40,22 @@ enum ArgumentParser {
             return number
         }
 
+        /// `RATE` in bytes per second, with an optional k, M or G (binary multiples, as curl).
+        func rate(_ text: String, for option: String) throws(UsageError) -> Int64 {
+            let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+            var digits = Substring(text)
+            var multiplier: Int64 = 1
+            if let last = digits.last, let factor = multipliers[last] {
+                multiplier = factor
+                digits = digits.dropLast()
+            }
+            guard let number = Double(digits), number.isFinite, number * Double(multiplier) >= 1024,
+                  number * Double(multiplier) < 9e18 else {
+                throw UsageError(message: "option \(option) needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '\(text)'")
+            }
+            return Int64(number * Double(multiplier))
+        }
+
         while index < arguments.count {
             let argument = arguments[index]
             defer { index += 1 }
@@ -91,6 +107,35 @@ enum ArgumentParser {
                     throw UsageError(message: "option \(name) must be between 1 and 64 (got \(count))")
                 }
                 invocation.options.segments = count
+            case "-H", "--header":
+                let text = try value(for: name, inline: inline)
+                guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                    throw UsageError(message: "option \(name) must not contain a line break")
+                }
+                guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
+                      text[..<colon].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+                    throw UsageError(message: "option \(name) needs 'Name: value', not '\(text)'")
+                }
+                let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+                invocation.options.headers.append((String(text[..<colon]), String(value)))
+            case "-A", "--user-agent":
+                invocation.options.userAgent = try value(for: name, inline: inline)
+            case "-u", "--user":
+                let text = try value(for: name, inline: inline)
+                let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let user = parts.first, !user.isEmpty else { throw UsageError(message: "option \(name) needs USER[:PASSWORD]") }
+                invocation.options.user = String(user)
+                invocation.options.password = parts.count > 1 ? String(parts[1]) : ""
+            case "--limit-rate":
+                invocation.options.rateLimit = try rate(try value(for: name, inline: inline), for: name)
+            case "--checksum":
+                do {
+                    invocation.options.checksum = try Checksum(try value(for: name, inline: inline))
+                } catch let error as FastgetError {
+                    throw UsageError(message: error.message)
+                } catch {
+                    throw UsageError(message: "\(error)")
+                }
             case "--cacert":
                 invocation.options.caFile = try value(for: name, inline: inline)
             case "--connect-timeout":
@@ -131,6 +176,11 @@ enum ArgumentParser {
       -d, --directory DIR     save in DIR (default: the current directory)
           --overwrite         replace an existing file (default: refuse, exit 73)
       -c, --continue          continue a partial file left without a journal (e.g. by curl or wget)
+      -H, --header 'N: V'     send this header field with every request (repeatable)
+      -A, --user-agent TEXT   send TEXT as User-Agent
+      -u, --user USER:PASS    HTTP Basic credentials (sent only to the URL's own host)
+          --limit-rate RATE   at most RATE bytes per second in total (suffixes k, M, G)
+          --checksum A=HEX    check the file's sha-256, sha-1 or md5 before calling it done
           --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
       -k, --insecure          do not verify the server's certificate or host name
           --connect-timeout S seconds to wait for a connection (default 15)

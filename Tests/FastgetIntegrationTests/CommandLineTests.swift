@@ -107,7 +107,8 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let result = try fastget(["--help"], in: directory)
         #expect(result.status == 0)
         for option in ["--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
-                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version"] {
+                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version",
+                       "--header", "--user-agent", "--user", "--limit-rate", "--checksum"] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
         for code in ["0 ", "64", "66", "68", "69", "73", "74", "75", "76", "77", "130"] {
@@ -151,5 +152,65 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(connections == server.connectionCount && connections >= 3, "\(line)")
         #expect(line.hasPrefix("fastget: \(connections) connections (TLS handshakes: 1 full, \(connections - 1) resumed), "), "\(line)")
         #expect(line.contains(" steals, ") && line.contains(" hedges won, ") && line.hasSuffix(" retries"), "\(line)")
+    }
+
+    @Test func sendsTheHeadersAgentAndCredentialsAsked() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-n", "2", "-H", "X-Trace: abc 1", "--header=Accept-Language: de", "-A", "probe/2.0",
+                                  "-u", "alice:s3cret", "-o", "h.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("h.bin")) == SHA256.hex(data))
+        let requests = server.requests
+        #expect(requests.count >= 3)
+        for request in requests {
+            #expect(request.header("X-Trace") == "abc 1" && request.header("Accept-Language") == "de")
+            #expect(request.header("User-Agent") == "probe/2.0")
+            #expect(request.header("Authorization") == "Basic YWxpY2U6czNjcmV0")
+        }
+    }
+
+    @Test(arguments: [
+        (["-H", "X-Bad: a\r\nInjected: 1", "http://h/"], "fastget: error: option -H must not contain a line break\n"),
+        (["-H", "no colon", "http://h/"], "fastget: error: option -H needs 'Name: value', not 'no colon'\n"),
+        (["--limit-rate", "10", "http://h/"], "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '10'\n"),
+        (["--limit-rate", "fast", "http://h/"], "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not 'fast'\n"),
+        (["--checksum", "sha-256=abc", "http://h/"], "fastget: error: a sha-256 digest is 64 hex digits, not 'abc'\n"),
+        (["-u", ":pw", "http://h/"], "fastget: error: option -u needs USER[:PASSWORD]\n"),
+    ])
+    func refusesMalformedRequestOptions(arguments: [String], message: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(arguments, in: directory)
+        #expect(result.status == 64)
+        #expect(result.stderr == message + "hint: see fastget --help\n")
+    }
+
+    @Test func limitRateHoldsTheWholeDownload() throws {
+        let big = testBytes(count: 16 << 20, seed: 12)
+        let server = try TestServer(file: TestFile(big))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let started = Date()
+        let result = try fastget(["-q", "-n", "8", "--limit-rate", "4M", "-o", "r.bin", server.url()], in: directory)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(big))
+        #expect(seconds >= 3, "16 MiB at 4 MiB/s took \(seconds) s")
+    }
+
+    @Test func aChecksumMismatchExits76AndKeepsThePartFile() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let wrong = "sha-256=" + String(repeating: "0", count: 64)
+        let result = try fastget(["-q", "--checksum", wrong, "-o", "c.bin", server.url()], in: directory)
+        #expect(result.status == 76)
+        #expect(result.stderr.hasPrefix("fastget: error: sha-256 of c.bin.part is \(SHA256.hex(data)), not "), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["c.bin.part"])
+        let right = try fastget(["-q", "--checksum", "sha-256=" + SHA256.hex(data), "-o", "c.bin", server.url()], in: directory)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("c.bin")) == SHA256.hex(data))
     }
 }

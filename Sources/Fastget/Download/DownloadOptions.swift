@@ -43,6 +43,11 @@ public struct DownloadOptions: Sendable {
     public var retries: Int = 5
     /// Sent as `User-Agent`.
     public var userAgent: String = "fastget/\(Fastget.version)"
+    /// HTTP Basic credentials, used when the URL carries none; sent only to the URL's origin,
+    /// never after a redirect to another one.
+    public var user: String?
+    /// The password for `user`.
+    public var password: String?
     /// Extra request header fields, sent with every request.
     public var headers: [(name: String, value: String)] = []
     /// Bytes per read; one buffer per connection comes from a pool allocated once.

@@ -10,8 +10,9 @@ final class Requester: Sendable {
         self.connector = connector
         self.pool = pool
         self.options = options
-        if let user = url.user {
-            let pair = Array(user.utf8) + [UInt8(ascii: ":")] + Array((url.password ?? "").utf8)
+        if let user = url.user ?? options.user {
+            let password = url.user != nil ? url.password : options.password
+            let pair = Array(user.utf8) + [UInt8(ascii: ":")] + Array((password ?? "").utf8)
             credentials = (url.origin, "Basic " + base64Encoded(pair))
         } else {
             credentials = nil
