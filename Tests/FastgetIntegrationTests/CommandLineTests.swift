@@ -213,4 +213,21 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(right.status == 0, "\(right.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("c.bin")) == SHA256.hex(data))
     }
+
+    @Test func namesTheFileFromContentDispositionButNeverOutsideTheDirectory() throws {
+        var file = TestFile(data)
+        file.extraFields = ["Content-Disposition: attachment; filename=\"../../escape.bin\"; filename*=UTF-8''..%2F%C3%BCber.bin"]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.file("sub"), withIntermediateDirectories: false)
+        let result = try fastget(["-n", "2", "-d", "sub", server.url("/download?id=7")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("sub")) == ["über.bin"])
+        #expect(SHA256.hex(ofFile: directory.file("sub/über.bin")) == SHA256.hex(data))
+        #expect(result.stderr.contains("saved sub/über.bin"), "\(result.stderr)")
+        // -o wins over the server's name.
+        let named = try fastget(["-q", "-o", "mine.bin", server.url("/download?id=7")], in: directory)
+        #expect(named.status == 0 && FileManager.default.fileExists(atPath: directory.file("mine.bin")))
+    }
 }

@@ -24,8 +24,13 @@ public final class Download: Sendable {
     public let url: HTTPURL
     /// The options it was created with.
     public let options: DownloadOptions
-    /// Where the file is saved (its `.part` file and `.fastget` journal sit next to it).
-    public let destination: String
+    /// Where the file is saved (its `.part` file and `.fastget` journal sit next to it). When
+    /// neither a destination nor `options.output` was given, this is the URL's file name in
+    /// `options.directory` until the probe, and the name the server's `Content-Disposition`
+    /// gives (made safe) after it, when it gives one.
+    public var destination: String { control.withLock { $0.destination } }
+    /// Whether the destination was given (and no server may change it).
+    private let destinationGiven: Bool
 
     private let control = Locked(Control())
     private let hub = EventHub()
@@ -33,6 +38,7 @@ public final class Download: Sendable {
     private enum StopRequest: Sendable { case pause, cancel, cancelAndDelete }
 
     private struct Control: Sendable {
+        var destination = ""
         var state: DownloadState = .queued
         var transfer: Transfer?
         var stop: StopRequest?
@@ -63,8 +69,12 @@ public final class Download: Sendable {
         try options.validate()
         self.url = parsed
         self.options = options
-        self.destination = destination ?? options.output ?? Download.derivedDestination(parsed, options)
-        control.withLock { $0.state = state }
+        destinationGiven = destination != nil || options.output != nil
+        let path = destination ?? options.output ?? Download.derivedDestination(parsed, options)
+        control.withLock {
+            $0.destination = path
+            $0.state = state
+        }
     }
 
     private static func derivedDestination(_ url: HTTPURL, _ options: DownloadOptions) -> String {
@@ -222,7 +232,7 @@ public final class Download: Sendable {
                 return change(&control, to: .paused) ? .pausedNow : .none
             case (.queued, _), (.paused, .cancel), (.paused, .cancelAndDelete):
                 // Nothing runs: the files can go under the lock, before anyone sees `cancelled`.
-                if request == .cancelAndDelete { removeFiles() }
+                if request == .cancelAndDelete { removeFiles(at: control.destination) }
                 guard change(&control, to: .cancelled) else { return .none }
                 control.outcome = .failure(FastgetError(.cancelled, "download cancelled"))
                 return .cancelledNow
@@ -285,7 +295,7 @@ public final class Download: Sendable {
             case (.failure, _): return (.failed, control.stop)
             }
         }
-        if next == .cancelled && stop == .cancelAndDelete { removeFiles() }
+        if next == .cancelled && stop == .cancelAndDelete { removeFiles(at: destination) }
         let changed = control.withLock { control -> Bool in
             control.stop = nil
             guard change(&control, to: next) else { return false }
@@ -304,7 +314,7 @@ public final class Download: Sendable {
         return result
     }
 
-    private func removeFiles() {
+    private func removeFiles(at destination: String) {
         try? FileSystem.remove(destination + ".part")
         try? FileSystem.remove(destination + ".fastget")
     }
@@ -337,6 +347,11 @@ public final class Download: Sendable {
             }
             hub.publish(.sizeKnown(resource.length))
             try checkStopped()
+            if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
+                let path = options.directory == "." ? name : options.directory + "/" + name
+                control.withLock { $0.destination = path }
+            }
+            let destination = self.destination
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
                                                      options: options, singleStream: singleStream, notice: tell) else {
                 let length = resource.length ?? 0

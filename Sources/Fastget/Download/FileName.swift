@@ -7,6 +7,76 @@ package enum FileName {
         return sanitized(percentDecoded(last)) ?? "index.html"
     }
 
+    /// The file name a `Content-Disposition` value gives (RFC 6266): `filename*` (RFC 8187,
+    /// `UTF-8''percent-encoded`) before `filename`, made safe like any other name; nil when it
+    /// names none.
+    package static func fromContentDisposition(_ value: String) -> String? {
+        var plain: [UInt8]?
+        var extended: [UInt8]?
+        for parameter in parameters(Array(value.utf8)).dropFirst() { // the first is the type
+            guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: parameter[..<equals], as: UTF8.self).trimmingASCIISpaces().lowercased()
+            var text = Array(parameter[(equals + 1)...])
+            while text.first == 0x20 || text.first == 0x09 { text.removeFirst() }
+            while text.last == 0x20 || text.last == 0x09 { text.removeLast() }
+            switch name {
+            case "filename":
+                plain = unquoted(text)
+            case "filename*":
+                // charset'language'percent-encoded; only UTF-8 (and its ASCII subset) is read.
+                let pieces = text.split(separator: UInt8(ascii: "'"), maxSplits: 2, omittingEmptySubsequences: false)
+                guard pieces.count == 3 else { continue }
+                let charset = String(decoding: pieces[0], as: UTF8.self).lowercased()
+                guard charset == "utf-8" || charset == "us-ascii" else { continue }
+                extended = percentDecoded(String(decoding: pieces[2], as: UTF8.self))
+            default:
+                continue
+            }
+        }
+        for candidate in [extended, plain].compactMap({ $0 }) {
+            if let name = sanitized(lastComponent(candidate)) { return name }
+        }
+        return nil
+    }
+
+    /// Splits a header value at the semicolons that are not inside a quoted string.
+    private static func parameters(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var result: [ArraySlice<UInt8>] = []
+        var start = 0
+        var quoted = false
+        var escaped = false
+        for (index, byte) in bytes.enumerated() {
+            if escaped { escaped = false; continue }
+            if quoted && byte == UInt8(ascii: "\\") { escaped = true; continue }
+            if byte == UInt8(ascii: "\"") { quoted.toggle() }
+            if byte == UInt8(ascii: ";") && !quoted {
+                result.append(bytes[start..<index])
+                start = index + 1
+            }
+        }
+        result.append(bytes[start...])
+        return result
+    }
+
+    /// A quoted-string's content with its escapes removed, or a token as it is.
+    private static func unquoted(_ text: [UInt8]) -> [UInt8] {
+        guard text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else { return text }
+        var result: [UInt8] = []
+        var escaped = false
+        for byte in text.dropFirst().dropLast() {
+            if !escaped && byte == UInt8(ascii: "\\") { escaped = true; continue }
+            escaped = false
+            result.append(byte)
+        }
+        return result
+    }
+
+    /// What follows the last "/" or "\\": a name that arrives as a path keeps only its end.
+    private static func lastComponent(_ bytes: [UInt8]) -> [UInt8] {
+        guard let separator = bytes.lastIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }) else { return bytes }
+        return Array(bytes[(separator + 1)...])
+    }
+
     /// A single safe path component: no "/", NUL or control characters, not "." or "..",
     /// at most 240 bytes of valid UTF-8. Nil when nothing usable is left.
     package static func sanitized(_ bytes: [UInt8]) -> String? {
