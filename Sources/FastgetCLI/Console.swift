@@ -21,6 +21,14 @@ enum Console {
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    /// Columns of the terminal on stderr (`COLUMNS` or 80 when it cannot be asked).
+    static var terminalWidth: Int {
+        var size = winsize()
+        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return columns }
+        return 80
+    }
 }
 
 /// Human-readable sizes and durations, binary units as curl and aria2 print them.

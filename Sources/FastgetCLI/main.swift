@@ -26,9 +26,13 @@ do throws(FastgetError) {
     let download = try Download(url: invocation.url!, options: invocation.options)
     SignalWatcher.watch(download)
     let line: ProgressLine? = !invocation.quiet && Console.stderrIsTerminal ? ProgressLine() : nil
+    let log: ProgressLog? = !invocation.quiet && !Console.stderrIsTerminal ? ProgressLog() : nil
     let report: DownloadReport
     do throws(FastgetError) {
-        report = try download.run(progress: { progress in line?.update(progress) }, notice: { text in
+        report = try download.run(progress: { progress in
+            line?.update(progress)
+            log?.update(progress)
+        }, notice: { text in
             guard !invocation.quiet else { return }
             line?.clear()
             Console.write("fastget: \(text)\n")

@@ -119,9 +119,17 @@ struct Coordinator {
             totalBytes: transfer.resource.length,
             completedBytes: table.bytesWritten,
             elapsed: MonotonicClock.seconds() - started,
-            segments: table.segments.map {
-                SegmentProgress(range: ByteRange(start: $0.start, end: $0.end.load(ordering: .relaxed)),
-                                written: $0.writtenWithinEnd)
+            segments: table.segments.map { segment in
+                let end = segment.end.load(ordering: .relaxed)
+                let speed = segment.speed.load(ordering: .relaxed)
+                let state: SegmentProgress.State =
+                    if segment.isComplete { .done }
+                    else if !segment.owned.load(ordering: .relaxed) { .waiting }
+                    else if speed == 1 { .stalled } // measured, and nothing came (speeds are at least 1)
+                    else { .active }
+                return SegmentProgress(range: ByteRange(start: segment.start, end: end), written: segment.writtenWithinEnd,
+                                       speed: speed, state: state, stolenFrom: end < segment.plannedEnd,
+                                       hedged: segment.fromHedge || segment.hedged.load(ordering: .relaxed))
             })
     }
 }

@@ -15,10 +15,16 @@ final class Segment: Sendable {
     let owned = Atomic<Bool>(false)
     /// Whether an idle worker has a hedge request out for this segment's tail.
     let hedged = Atomic<Bool>(false)
+    /// Where the segment ended when it was made: a lower `end` means it was stolen from.
+    let plannedEnd: Int64
+    /// Whether it is a tail that a hedge won.
+    let fromHedge: Bool
 
-    init(range: ByteRange, written: Int64? = nil) {
+    init(range: ByteRange, written: Int64? = nil, fromHedge: Bool = false) {
         start = range.start
         end = Atomic(range.end)
+        plannedEnd = range.end
+        self.fromHedge = fromHedge
         self.written = Atomic(written ?? range.start)
     }
 
@@ -162,7 +168,8 @@ final class SegmentTable: Sendable {
             let hedgeTime = Double(end - start) / speed + latency
             guard victim.eta > 2 * hedgeTime else { return nil }
             victim.segment.hedged.store(true, ordering: .relaxed)
-            return Hedge(victim: victim.segment, tail: Segment(range: ByteRange(start: start, end: end)), thiefSpeed: thiefSpeed)
+            return Hedge(victim: victim.segment, tail: Segment(range: ByteRange(start: start, end: end), fromHedge: true),
+                         thiefSpeed: thiefSpeed)
         }
     }
 

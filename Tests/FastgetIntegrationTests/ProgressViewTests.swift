@@ -1,0 +1,63 @@
+import Fastget
+@testable import FastgetCLI
+import Testing
+
+/// The progress display as a pure function of snapshots.
+@Suite struct ProgressViewTests {
+    /// `count` segments of 1 MiB; the first third done, one stalled, one stolen from, one
+    /// hedged, the last waiting, the rest receiving at 1.5 MiB/s.
+    func snapshot(segments count: Int) -> DownloadProgress {
+        let size: Int64 = 1 << 20
+        let segments = (0..<count).map { index -> SegmentProgress in
+            let range = ByteRange(start: Int64(index) * size, end: Int64(index + 1) * size)
+            if count == 1 { return SegmentProgress(range: range, written: range.start + size / 2, speed: 1_572_864) }
+            switch index {
+            case 0..<(count / 3): return SegmentProgress(range: range, written: range.end, state: .done)
+            case count - 1: return SegmentProgress(range: range, written: range.start, state: .waiting)
+            case count - 2: return SegmentProgress(range: range, written: range.start + 10, speed: 1, state: .stalled)
+            case count - 3: return SegmentProgress(range: range, written: range.start + 99, speed: 700_000, hedged: true)
+            case count / 3: return SegmentProgress(range: range, written: range.start + 5, speed: 2_000_000, stolenFrom: true)
+            default: return SegmentProgress(range: range, written: range.start + size / 2, speed: 1_572_864)
+            }
+        }
+        let done = segments.reduce(Int64(0)) { $0 + $1.written - $1.range.start }
+        return DownloadProgress(totalBytes: Int64(count) * size, completedBytes: done, elapsed: 3, segments: segments)
+    }
+
+    @Test(arguments: [40, 80, 200], [1, 16, 64])
+    func fitsTheWidthAndShowsEverySegment(width: Int, segments: Int) {
+        let progress = snapshot(segments: segments)
+        let lines = ProgressView.lines(progress, speed: 12 * 1_048_576, width: width)
+        #expect(lines.allSatisfy { $0.count <= width && $0.allSatisfy(\.isASCII) }, "\(lines)")
+        #expect(lines[0].contains("% ") && lines[0].contains("12.0 MiB/s") && lines[0].contains("ETA"), "\(lines[0])")
+        guard segments > 1 else {
+            #expect(lines.count == 1)
+            return
+        }
+        if width >= 80 { #expect(lines[0].hasSuffix("segments"), "\(lines[0])") }
+        let map = lines[1]
+        #expect(map.first == "[" && map.last == "]")
+        if segments + 2 <= width {
+            // One cell per segment, in order, each with its state.
+            let cells = Array(map.dropFirst().dropLast())
+            #expect(cells.count == segments)
+            #expect(cells.prefix(segments / 3).allSatisfy { $0 == "#" })
+            #expect(cells[segments / 3] == "<" && cells[segments - 3] == "^" && cells[segments - 2] == "!" && cells[segments - 1] == ".")
+        } else {
+            // Grouped: still every kind of trouble visible.
+            #expect(map.count == width && map.contains("!") && map.contains("#"))
+        }
+        // Speeds of running segments, numbered from 1, never more than three lines.
+        let speeds = lines.dropFirst(2)
+        #expect(!speeds.isEmpty && speeds.count <= 3)
+        #expect(speeds.joined(separator: " ").contains("\(segments - 1):stalled") || speeds.last!.contains("more"))
+        #expect(speeds.first!.hasPrefix("\(segments / 3 + 1):1.9M"), "\(speeds)")
+    }
+
+    @Test func rendersUnknownLengthsAndCompactRates() {
+        let progress = DownloadProgress(totalBytes: nil, completedBytes: 5 << 20, elapsed: 1,
+                                        segments: [SegmentProgress(range: ByteRange(start: 0, end: 0), written: 0)])
+        #expect(ProgressView.lines(progress, speed: 1024, width: 80) == ["5.00 MiB  1.00 KiB/s"])
+        #expect(ProgressView.compact(999) == "999" && ProgressView.compact(1536) == "1.5k" && ProgressView.compact(15 * 1_048_576) == "15M")
+    }
+}
