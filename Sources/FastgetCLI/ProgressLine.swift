@@ -154,7 +154,7 @@ final class ProgressLog {
     private let interval: Double
     private var samples: [(time: Double, bytes: Int64)] = []
 
-    init(interval: Double = 5) { self.interval = interval }
+    init(interval: Double = 3) { self.interval = interval }
 
     func update(_ progress: DownloadProgress) {
         samples.append((progress.elapsed, progress.completedBytes))

@@ -231,3 +231,37 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(named.status == 0 && FileManager.default.fileExists(atPath: directory.file("mine.bin")))
     }
 }
+
+/// What people see: a redrawn display on a terminal, plain lines in a pipe.
+@Suite struct ProgressOutputTests {
+    let data = testBytes(count: 4 << 20, seed: 13)
+
+    @Test func aTerminalGetsRedrawsAndASummary() throws {
+        guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let command = "COLUMNS=100 '\(try fastgetExecutable())' -n 4 -o t.bin '\(server.url())'"
+        let result = try runProcess(script, ["-qec", command, "/dev/null"], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(SHA256.hex(ofFile: directory.file("t.bin")) == SHA256.hex(data))
+        let output = result.stdout
+        // Redrawn in place: the cursor goes back up over the segment map, many times.
+        #expect(output.components(separatedBy: "\u{1B}[2A").count > 5 || output.components(separatedBy: "\u{1B}[1A").count > 5, "\(output.debugDescription.prefix(400))")
+        #expect(output.contains("4/4 segments") && output.contains("[===="))
+        #expect(output.contains("fastget: saved t.bin (4.00 MiB in "))
+    }
+
+    @Test func aPipeGetsPlainLinesAndASummary() throws {
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-n", "1", "-o", "p.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!result.stderr.contains("\u{1B}"))
+        #expect(lines.count >= 2)
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("fastget: ") && $0.contains("% ") && $0.contains("MiB of 4.00 MiB") }, "\(lines)")
+        #expect(lines.last?.hasPrefix("fastget: saved p.bin (4.00 MiB in ") == true)
+    }
+}
