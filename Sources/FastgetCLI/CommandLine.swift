@@ -6,6 +6,7 @@ struct Invocation {
     var options = DownloadOptions()
     var quiet = false
     var verbose = false
+    var json = false
     var showHelp = false
     var showVersion = false
 }
@@ -87,6 +88,8 @@ enum ArgumentParser {
                 invocation.quiet = true
             case "-v", "--verbose":
                 invocation.verbose = true
+            case "--json":
+                invocation.json = true
             case "-k", "--insecure":
                 invocation.options.insecure = true
             case "--overwrite":
@@ -151,7 +154,7 @@ enum ArgumentParser {
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }
-            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-v", "--verbose", "-k", "--insecure", "--overwrite", "-c", "--continue"].contains(name) {
+            if inline != nil && ["-h", "--help", "-V", "--version", "-q", "--quiet", "-v", "--verbose", "--json", "-k", "--insecure", "--overwrite", "-c", "--continue"].contains(name) {
                 throw UsageError(message: "option \(name) takes no value")
             }
         }
@@ -189,6 +192,8 @@ enum ArgumentParser {
           --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
       -v, --verbose           also report connections, TLS handshakes (full/resumed), steals, hedges
+          --json              events as JSON lines on stdout (start, progress, retry, steal, hedge,
+                              checkpoint, notice, done or error); no progress display
       -h, --help              print this help
       -V, --version           print the versions of fastget and OpenSSL
 

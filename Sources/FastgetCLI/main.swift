@@ -25,15 +25,17 @@ if invocation.showVersion {
 do throws(FastgetError) {
     let download = try Download(url: invocation.url!, options: invocation.options)
     SignalWatcher.watch(download)
-    let line: ProgressLine? = !invocation.quiet && Console.stderrIsTerminal ? ProgressLine() : nil
-    let log: ProgressLog? = !invocation.quiet && !Console.stderrIsTerminal ? ProgressLog() : nil
+    let human = !invocation.quiet && !invocation.json
+    let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
+    let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
+    if invocation.json { download.onEvent(JSONEvents.write) }
     let report: DownloadReport
     do throws(FastgetError) {
         report = try download.run(progress: { progress in
             line?.update(progress)
             log?.update(progress)
         }, notice: { text in
-            guard !invocation.quiet else { return }
+            guard human else { return }
             line?.clear()
             Console.write("fastget: \(text)\n")
         })
@@ -42,7 +44,8 @@ do throws(FastgetError) {
         throw error
     }
     line?.clear()
-    if !invocation.quiet {
+    if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum) }
+    if human {
         let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
         let segments = report.segments == 1 ? "1 segment" : "\(report.segments) segments"
         let retries = report.retries > 0 ? ", \(report.retries) retries" : ""
@@ -62,6 +65,7 @@ do throws(FastgetError) {
     }
     exit(0)
 } catch {
+    if invocation.json { JSONEvents.error(error) }
     Console.error(error.message, hint: error.hint)
     exit(error.exitCode)
 }

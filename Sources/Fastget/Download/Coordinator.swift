@@ -10,7 +10,7 @@ struct Coordinator {
     let started: Double
 
     /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
-    func run(progress: (DownloadProgress) -> Void) throws(FastgetError) {
+    func run(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
         let options = transfer.options
         var threads: [PosixThread] = []
         let count = buffers.count
@@ -45,19 +45,25 @@ struct Coordinator {
             if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
                 lastCheckpoint = now
                 do throws(FastgetError) {
+                    let onDisk = table.snapshot().reduce(Int64(0)) { $0 + $1.written - $1.start }
                     try checkpointer.checkpoint(table)
+                    transfer.post(.checkpoint(bytesOnDisk: onDisk))
                 } catch {
                     transfer.fail(error)
                 }
             } else {
                 startWriteback(&flushed)
             }
+            let posted = transfer.takeEvents()
+            if !posted.isEmpty { events(posted) }
             if now - lastReport >= options.progressInterval {
                 lastReport = now
                 progress(snapshot())
             }
         }
         for thread in threads { thread.join() }
+        let posted = transfer.takeEvents()
+        if !posted.isEmpty { events(posted) }
 
         let failure = transfer.failure
         if failure != nil || transfer.isStopped {

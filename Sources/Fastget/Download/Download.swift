@@ -370,6 +370,8 @@ public final class Download: Sendable {
             if let stop { transfer.stop(reason: stop == .pause ? "download paused" : "download cancelled") }
             defer { control.withLock { $0.transfer = nil } }
             advance(to: .downloading)
+            hub.publish(.transferStarted(resource, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
+                                         resumedBytes: start.resumedBytes))
 
             // One worker per unfinished segment, up to the segment count asked for; on resume a
             // journal may hold more segments (from steals) than workers.
@@ -378,10 +380,10 @@ public final class Download: Sendable {
                                           buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
-                try coordinator.run { [hub] snapshot in
+                try coordinator.run(progress: { [hub] snapshot in
                     progress(snapshot)
                     hub.publish(.progress(snapshot))
-                }
+                }, events: { [hub] events in events.forEach(hub.publish) })
             } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
                 if transfer.rangesLost {

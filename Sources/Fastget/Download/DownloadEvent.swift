@@ -11,6 +11,17 @@ public enum DownloadEvent: Sendable {
     case stateChanged(DownloadState)
     /// The probe learned the file's length (nil: unknown, the file is streamed).
     case sizeKnown(Int64?)
+    /// The transfer begins: what the probe found, the segments (one for a stream) and the bytes
+    /// already on disk from an earlier run.
+    case transferStarted(RemoteResource, segments: [ByteRange], resumedBytes: Int64)
+    /// A range request failed and is tried again (attempt 1 is the first retry).
+    case retry(attempt: Int, error: FastgetError)
+    /// An idle connection took over this range from a slower one.
+    case steal(ByteRange)
+    /// An idle connection raced a slow one for this range: `won` when it delivered first.
+    case hedge(ByteRange, won: Bool)
+    /// The journal now records this many bytes as safely on disk.
+    case checkpoint(bytesOnDisk: Int64)
     case progress(DownloadProgress)
     /// A one-line remark: a journal that could not be used, a restart because the file changed.
     case notice(String)

@@ -42,7 +42,12 @@ final class SegmentWorker {
         var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
         var speed: Int64 = 0
         while !transfer.isStopped {
-            if let segment = table.claim() ?? (stealing ? steal(from: table, minimum: minimum, speed: speed) : nil) {
+            var stolen: Segment?
+            if let segment = table.claim() ?? { () -> Segment? in
+                stolen = stealing ? steal(from: table, minimum: minimum, speed: speed) : nil
+                return stolen
+            }() {
+                if let stolen { transfer.post(.steal(ByteRange(start: stolen.start, end: stolen.end.load(ordering: .relaxed)))) }
                 measuredSpeed = 0
                 defer { speed = measuredSpeed > 0 ? measuredSpeed : segment.speed.load(ordering: .relaxed) }
                 do {
@@ -103,7 +108,12 @@ final class SegmentWorker {
     /// - Returns: whether the hedge won its tail.
     private func run(_ hedge: Hedge, table: SegmentTable) throws(FastgetError) -> Bool {
         var won: Bool?
-        pendingCommit = { won = table.commit(hedge); return won! }
+        let range = ByteRange(start: hedge.tail.start, end: hedge.tail.end.load(ordering: .relaxed))
+        pendingCommit = { [transfer] in
+            won = table.commit(hedge)
+            transfer.post(.hedge(range, won: won!))
+            return won!
+        }
         defer { pendingCommit = nil }
         var failed = false
         do {
@@ -167,6 +177,7 @@ final class SegmentWorker {
                 guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
+                transfer.post(.retry(attempt: failures, error: failure))
                 // The server's Retry-After (capped at a minute), else exponential back-off with
                 // jitter: 0.25 s, 0.5 s, 1 s … capped at 8 s.
                 let base = min(8.0, 0.25 * Double(1 << min(failures - 1, 6)))

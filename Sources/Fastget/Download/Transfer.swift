@@ -13,6 +13,13 @@ final class Transfer: Sendable {
     let validator: Validator?
     /// The whole download's rate limit, when there is one.
     let limiter: RateLimiter?
+    /// Events from the workers, for the coordinator to publish (observers never run on a worker).
+    private let pending = Locked<[DownloadEvent]>([])
+
+    func post(_ event: DownloadEvent) { pending.withLock { $0.append(event) } }
+
+    func takeEvents() -> [DownloadEvent] { pending.withLock { events in defer { events = [] }; return events } }
+
     /// Wakes the coordinator early (a worker ended, or the download was stopped).
     let wake = WakeSignal()
 
