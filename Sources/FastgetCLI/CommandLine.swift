@@ -191,7 +191,8 @@ enum ArgumentParser {
           --retries N         retries per segment after temporary failures (default 5)
           --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
-      -v, --verbose           also report connections, TLS handshakes (full/resumed), steals, hedges
+      -v, --verbose           log requests, retries, steals, hedges, checkpoints; count connections
+                              and TLS handshakes (full/resumed)
           --json              events as JSON lines on stdout (start, progress, retry, steal, hedge,
                               checkpoint, notice, done or error); no progress display
       -h, --help              print this help

@@ -1,3 +1,4 @@
+import Fastget
 import Glibc
 
 /// Writes to the standard streams with `write(2)`: no stdio buffers shared between threads.
@@ -60,5 +61,25 @@ enum Format {
         let hours = total / 3600, minutes = total / 60 % 60, secs = total % 60
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(secs))" : "\(minutes):\(two(secs))"
+    }
+}
+
+/// `-v`: what the download does, a line per request, retry, steal, hedge and checkpoint.
+enum Verbose {
+    static func line(_ event: DownloadEvent) -> String? {
+        switch event {
+        case .request(let method, let url, let range):
+            return "> \(method) \(url)" + (range.map { " (\($0))" } ?? "")
+        case .retry(let attempt, let error):
+            return "retry \(attempt): \(error.message)"
+        case .steal(let range):
+            return "steal: an idle connection takes bytes \(range.start)-\(range.end - 1)"
+        case .hedge(let range, let won):
+            return "hedge on bytes \(range.start)-\(range.end - 1) " + (won ? "won: the slow connection stops there" : "lost: the slow connection got there first")
+        case .checkpoint(let bytes):
+            return "checkpoint: \(Format.bytes(Double(bytes))) on disk"
+        default:
+            return nil
+        }
     }
 }

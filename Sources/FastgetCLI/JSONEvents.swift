@@ -81,7 +81,7 @@ enum JSONEvents {
             line("checkpoint", [("bytes_on_disk", .int(bytes))])
         case .notice(let message):
             line("notice", [("message", .string(message))])
-        case .stateChanged, .sizeKnown, .completed, .failed, .cancelled:
+        case .stateChanged, .sizeKnown, .request, .completed, .failed, .cancelled:
             break // the outcome line comes from the run's result, exactly once
         }
     }

@@ -113,7 +113,10 @@ enum ProgressView {
 
 /// The progress display on a terminal: redrawn in place (at most every progress interval),
 /// never scrolling; the speed is the rate over the last three seconds.
-final class ProgressLine {
+///
+/// Unchecked Sendable: it is used only on the thread that runs the download, where progress
+/// callbacks and events are delivered.
+final class ProgressLine: @unchecked Sendable {
     private var samples: [(time: Double, bytes: Int64)] = []
     private var drawnLines = 0
 

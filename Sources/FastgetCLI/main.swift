@@ -29,6 +29,13 @@ do throws(FastgetError) {
     let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
     let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
     if invocation.json { download.onEvent(JSONEvents.write) }
+    if invocation.verbose {
+        download.onEvent { event in
+            guard let text = Verbose.line(event) else { return }
+            line?.clear()
+            Console.write("fastget: \(text)\n")
+        }
+    }
     let report: DownloadReport
     do throws(FastgetError) {
         report = try download.run(progress: { progress in

@@ -232,6 +232,29 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
     }
 }
 
+/// `-v`: every request, retry and checkpoint as its own line.
+@Suite struct VerboseOutputTests {
+    @Test func logsRequestsRetriesAndCheckpoints() throws {
+        let data = testBytes(count: 2 << 20, seed: 14)
+        var file = TestFile(data)
+        file.drop = DropPlan(afterBytes: 200_000, times: 1)
+        let server = try TestServer(file: file, TestServer.Configuration(rate: { _ in 2 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), ["-v", "-n", "2", "--checkpoint-interval", "0.2", "-o", "v.bin", server.url()],
+                                    in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first == "fastget: > HEAD \(server.url())", "\(lines)")
+        #expect(lines.contains("fastget: > GET \(server.url()) (bytes=0-1048575)"))
+        #expect(lines.contains("fastget: > GET \(server.url()) (bytes=1048576-2097151)"))
+        #expect(lines.contains { $0.hasPrefix("fastget: retry 1: ") })
+        #expect(lines.contains { $0.hasPrefix("fastget: checkpoint: ") && $0.hasSuffix(" on disk") })
+        #expect(lines.contains { $0.hasPrefix("fastget: saved v.bin") })
+        #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(data))
+    }
+}
+
 /// What people see: a redrawn display on a terminal, plain lines in a pipe.
 @Suite struct ProgressOutputTests {
     let data = testBytes(count: 4 << 20, seed: 13)

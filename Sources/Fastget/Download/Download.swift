@@ -343,8 +343,10 @@ public final class Download: Sendable {
             do {
                 resource = try Prober(requester: requester).probe(url)
             } catch {
+                requester.events.take().forEach(hub.publish)
                 throw FastgetError.from(error, url: url)
             }
+            requester.events.take().forEach(hub.publish) // the probe's requests
             hub.publish(.sizeKnown(resource.length))
             try checkStopped()
             if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {

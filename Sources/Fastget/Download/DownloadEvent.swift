@@ -14,6 +14,8 @@ public enum DownloadEvent: Sendable {
     /// The transfer begins: what the probe found, the segments (one for a stream) and the bytes
     /// already on disk from an earlier run.
     case transferStarted(RemoteResource, segments: [ByteRange], resumedBytes: Int64)
+    /// A request went out (`range` for a range request).
+    case request(method: String, url: HTTPURL, range: String?)
     /// A range request failed and is tried again (attempt 1 is the first retry).
     case retry(attempt: Int, error: FastgetError)
     /// An idle connection took over this range from a slower one.
@@ -59,5 +61,20 @@ final class EventHub: Sendable {
     func publish(_ event: DownloadEvent) {
         let current = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
         for observer in current { observer(event) }
+    }
+}
+
+/// Events that happen on worker threads (or inside the probe), held until the coordinator
+/// thread publishes them.
+final class EventQueue: Sendable {
+    private let events = Locked<[DownloadEvent]>([])
+
+    func post(_ event: DownloadEvent) { events.withLock { $0.append(event) } }
+
+    func take() -> [DownloadEvent] {
+        events.withLock { events in
+            defer { events = [] }
+            return events
+        }
     }
 }

@@ -3,6 +3,8 @@ final class Requester: Sendable {
     let connector: Connector
     let pool: ConnectionPool
     let options: DownloadOptions
+    /// Where `send` records each request, for the coordinator to publish.
+    let events = EventQueue()
     /// Credentials from the URL, sent only to the origin they were given for.
     private let credentials: (origin: String, value: String)?
 
@@ -42,6 +44,7 @@ final class Requester: Sendable {
     /// server closed while idle is replaced by a new one once (the request had not been answered).
     func send(_ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
               onConnection: (HTTPConnection?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
+        events.post(.request(method: request.method, url: request.url, range: request.fields.first { $0.name == "Range" }?.value))
         let reusable = kept.flatMap { $0.isReusable && $0.origin == request.url.origin ? $0 : nil }
         if let parked = reusable ?? pool.take(origin: request.url.origin) {
             onConnection(parked)

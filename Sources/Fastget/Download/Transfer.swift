@@ -14,11 +14,9 @@ final class Transfer: Sendable {
     /// The whole download's rate limit, when there is one.
     let limiter: RateLimiter?
     /// Events from the workers, for the coordinator to publish (observers never run on a worker).
-    private let pending = Locked<[DownloadEvent]>([])
+    func post(_ event: DownloadEvent) { requester.events.post(event) }
 
-    func post(_ event: DownloadEvent) { pending.withLock { $0.append(event) } }
-
-    func takeEvents() -> [DownloadEvent] { pending.withLock { events in defer { events = [] }; return events } }
+    func takeEvents() -> [DownloadEvent] { requester.events.take() }
 
     /// Wakes the coordinator early (a worker ended, or the download was stopped).
     let wake = WakeSignal()
