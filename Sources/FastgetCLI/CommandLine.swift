@@ -7,6 +7,9 @@ struct Invocation {
     var quiet = false
     var verbose = false
     var json = false
+    /// `-i`: a file of URLs ("-": standard input), and `-j`: how many at once.
+    var inputFile: String?
+    var jobs = 3
     var showHelp = false
     var showVersion = false
 }
@@ -90,6 +93,14 @@ enum ArgumentParser {
                 invocation.verbose = true
             case "--json":
                 invocation.json = true
+            case "-i", "--input-file":
+                let path = try value(for: name, inline: inline)
+                guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name (or - for standard input)") }
+                invocation.inputFile = path
+            case "-j", "--jobs":
+                let count = try number(try value(for: name, inline: inline), for: name)
+                guard (1...64).contains(count) else { throw UsageError(message: "option \(name) must be between 1 and 64 (got \(count))") }
+                invocation.jobs = count
             case "-k", "--insecure":
                 invocation.options.insecure = true
             case "--overwrite":
@@ -159,6 +170,11 @@ enum ArgumentParser {
             }
         }
         if invocation.showHelp || invocation.showVersion { return invocation }
+        if invocation.inputFile != nil {
+            guard positional.isEmpty else { throw UsageError(message: "give URLs either with -i or on the command line, not both") }
+            guard invocation.options.output == nil else { throw UsageError(message: "-o names one file; with -i use -d DIR") }
+            return invocation
+        }
         guard positional.count == 1 else {
             throw UsageError(message: positional.isEmpty ? "no URL given" : "one URL at a time (got \(positional.count))")
         }
@@ -168,6 +184,7 @@ enum ArgumentParser {
 
     static let help = """
     Usage: fastget [options] URL
+           fastget [options] -i FILE [-j K]
 
     Downloads URL over parallel byte ranges into ./NAME (the URL's file name), writing to
     NAME.part and renaming it only when every byte is in. NAME.fastget, the journal, records
@@ -175,6 +192,9 @@ enum ArgumentParser {
 
     Options:
       -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)
+      -i, --input-file FILE   download every URL in FILE (one per line; - reads standard input;
+                              blank lines and lines starting with # are skipped)
+      -j, --jobs K            with -i: K downloads at once, 1-64 (default 3)
       -o, --output FILE       save as FILE
       -d, --directory DIR     save in DIR (default: the current directory)
           --overwrite         replace an existing file (default: refuse, exit 73)

@@ -47,12 +47,17 @@ indirect enum JSON {
 /// `--json`: one JSON object per line on stdout for each event of the download (see the README
 /// for the schema): start, progress, retry, steal, hedge, checkpoint, notice, then done or error.
 enum JSONEvents {
-    static func line(_ event: String, _ fields: [(String, JSON)]) {
-        Console.write(JSON.object([("event", .string(event))] + fields).text + "\n", to: 1)
+    /// With `-i`, every line also names its download's URL.
+    static func line(_ event: String, _ fields: [(String, JSON)], url: String? = nil) {
+        let source: [(String, JSON)] = url.map { [("download", .string($0))] } ?? []
+        Console.write(JSON.object([("event", .string(event))] + source + fields).text + "\n", to: 1)
     }
 
-    /// The line for a download event; nil for events the stream does not carry.
-    static func write(_ event: DownloadEvent) {
+    /// The line for a download event; nothing for events the stream does not carry.
+    static func write(_ event: DownloadEvent) { write(event, url: nil) }
+
+    static func write(_ event: DownloadEvent, url: String?) {
+        func line(_ event: String, _ fields: [(String, JSON)]) { JSONEvents.line(event, fields, url: url) }
         switch event {
         case .transferStarted(let resource, let segments, let resumed):
             line("start", [
@@ -86,7 +91,7 @@ enum JSONEvents {
         }
     }
 
-    static func done(_ report: DownloadReport, checksum: Checksum?) {
+    static func done(_ report: DownloadReport, checksum: Checksum?, url: String? = nil) {
         var fields: [(String, JSON)] = [
             ("path", .string(report.path)), ("bytes", .int(report.bytes)), ("seconds", .number(report.seconds)),
             ("segments", .int(Int64(report.segments))), ("steals", .int(Int64(report.steals))),
@@ -94,12 +99,12 @@ enum JSONEvents {
             ("resumed_bytes", .int(report.resumedBytes)),
         ]
         if let checksum { fields.append((checksum.algorithm.rawValue.replacingDashes(), .string(checksum.hex))) }
-        line("done", fields)
+        line("done", fields, url: url)
     }
 
-    static func error(_ error: FastgetError) {
+    static func error(_ error: FastgetError, url: String? = nil) {
         line("error", [("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(error.exitCode))),
-                       ("message", .string(error.message)), ("hint", JSON.optional(error.hint))])
+                       ("message", .string(error.message)), ("hint", JSON.optional(error.hint))], url: url)
     }
 }
 

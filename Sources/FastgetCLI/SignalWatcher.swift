@@ -1,7 +1,8 @@
 import Fastget
 import Glibc
 
-/// Turns SIGINT and SIGTERM into `Download.pause()`: the first signal stops the workers and takes
+/// Turns SIGINT and SIGTERM into a pause (of the download, or of every download of `-i`): the
+/// first signal stops the workers and takes
 /// a last checkpoint (the run then ends with exit 130); a second one exits at once, which is
 /// still safe because the last checkpoint on disk is true.
 ///
@@ -14,16 +15,16 @@ enum SignalWatcher {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
-    /// Starts the watching thread for `download`.
-    static func watch(_ download: Download) {
-        let box = Unmanaged.passRetained(download).toOpaque()
+    /// Starts the watching thread; `pause` runs on it at the first signal.
+    static func watch(_ pause: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Action(pause)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { argument in
-            let download = Unmanaged<Download>.fromOpaque(argument!).takeRetainedValue()
+            let action = Unmanaged<Action>.fromOpaque(argument!).takeRetainedValue()
             var signals = SignalWatcher.watched
             var received: Int32 = 0
             sigwait(&signals, &received)
-            download.pause()
+            action.body()
             sigwait(&signals, &received)
             Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
             _exit(130)
@@ -31,8 +32,13 @@ enum SignalWatcher {
         if result == 0 {
             pthread_detach(thread)
         } else {
-            Unmanaged<Download>.fromOpaque(box).release()
+            Unmanaged<Action>.fromOpaque(box).release()
         }
+    }
+
+    private final class Action {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     private static var watched: sigset_t {

@@ -22,9 +22,13 @@ if invocation.showVersion {
     exit(0)
 }
 
+if invocation.inputFile != nil {
+    exit(Batch.run(invocation))
+}
+
 do throws(FastgetError) {
     let download = try Download(url: invocation.url!, options: invocation.options)
-    SignalWatcher.watch(download)
+    SignalWatcher.watch { download.pause() }
     let human = !invocation.quiet && !invocation.json
     let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
     let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil

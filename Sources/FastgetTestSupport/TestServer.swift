@@ -198,4 +198,36 @@ public final class TestServer: Sendable {
         return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection,
                                received: monotonicSeconds(), tlsResumed: tlsResumed)
     }
+
+    /// From the log: how many different targets were asked for, and the most that were in
+    /// progress at once (from a target's first request to the end of its last response).
+    /// Assumes each connection serves one target, as separate downloads' connections do.
+    public func mostFilesAtOnce() -> (files: Int, most: Int) {
+        let requests = self.requests
+        var target: [Int: String] = [:]
+        for request in requests where target[request.connection] == nil { target[request.connection] = request.target }
+        var spans: [String: (start: Double, end: Double)] = [:]
+        for request in requests {
+            let span = spans[request.target] ?? (request.received, request.received)
+            spans[request.target] = (min(span.start, request.received), span.end)
+        }
+        for response in responses {
+            guard let name = target[response.connection], let span = spans[name] else { continue }
+            spans[name] = (span.start, max(span.end, response.finished))
+        }
+        var edges: [(time: Double, change: Int)] = []
+        for span in spans.values {
+            edges.append((span.start, 1))
+            edges.append((span.end, -1))
+        }
+        // At equal times an end counts before a start.
+        edges.sort { $0.time != $1.time ? $0.time < $1.time : $0.change < $1.change }
+        var active = 0
+        var most = 0
+        for edge in edges {
+            active += edge.change
+            most = max(most, active)
+        }
+        return (spans.count, most)
+    }
 }

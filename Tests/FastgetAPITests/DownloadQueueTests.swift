@@ -50,33 +50,8 @@ import Testing
         }
         // From the server's log: each file's first request to its last response, overlapped.
         #expect(server.waitUntilIdle())
-        // Each download has its own connections: a connection's first request names its file.
-        let requests = server.requests
-        var target: [Int: String] = [:]
-        for request in requests where target[request.connection] == nil { target[request.connection] = request.target }
-        var spans: [String: (start: Double, end: Double)] = [:]
-        for request in requests {
-            let span = spans[request.target] ?? (request.received, request.received)
-            spans[request.target] = (min(span.start, request.received), span.end)
-        }
-        for response in server.responses {
-            guard let name = target[response.connection], let span = spans[name] else { continue }
-            spans[name] = (span.start, max(span.end, response.finished))
-        }
-        var edges: [(time: Double, change: Int)] = []
-        for span in spans.values {
-            edges.append((span.start, 1))
-            edges.append((span.end, -1))
-        }
-        // At equal times an end counts before a start.
-        edges.sort { $0.time != $1.time ? $0.time < $1.time : $0.change < $1.change }
-        var active = 0
-        var most = 0
-        for edge in edges {
-            active += edge.change
-            most = max(most, active)
-        }
-        #expect(spans.count == 20)
+        let (files, most) = server.mostFilesAtOnce()
+        #expect(files == 20)
         #expect(most <= 4 && most >= 2, "at most \(most) at once")
     }
 

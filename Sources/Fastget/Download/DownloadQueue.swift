@@ -48,7 +48,7 @@ public final class DownloadQueue: Sendable {
 
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
     /// starts it when a slot is free. Returns the download already in the queue for the same URL
-    /// when there is one that has not ended.
+    /// when there is one that has not ended (resuming it if it was paused).
     @discardableResult
     public func add(_ url: String, destination: String? = nil) throws(FastgetError) -> Download {
         let candidate = try Download(url: url, destination: destination, options: options)
@@ -60,7 +60,7 @@ public final class DownloadQueue: Sendable {
             entries.downloads.append(candidate)
             return candidate
         }
-        if download === candidate { manage(candidate) }
+        if download === candidate { manage(candidate) } else { download.resume() }
         pump()
         return download
     }

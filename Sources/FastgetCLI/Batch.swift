@@ -1,0 +1,120 @@
+import Fastget
+import Glibc
+
+/// `-i FILE -j K`: every URL of a list through a `DownloadQueue`, K at a time. Prints a line
+/// per finished download (and per failure); exits 0 when all completed, 130 when interrupted,
+/// else with the exit code of the first download that failed (in list order).
+enum Batch {
+    static func run(_ invocation: Invocation) -> Int32 {
+        let path = invocation.inputFile!
+        guard let text = readAll(path) else {
+            Console.error("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+            return 66
+        }
+        let urls = text.split(separator: "\n", omittingEmptySubsequences: true)
+            .map { $0.trimmingSpaces() }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard !urls.isEmpty else {
+            Console.error("no URLs in \(path == "-" ? "standard input" : path)")
+            return 64
+        }
+        let queue: DownloadQueue
+        do throws(FastgetError) {
+            queue = try DownloadQueue(directory: invocation.options.directory, maximumActive: invocation.jobs,
+                                      options: invocation.options, restore: false)
+        } catch {
+            Console.error(error.message, hint: error.hint)
+            return error.exitCode
+        }
+        SignalWatcher.watch { queue.pauseAll() }
+
+        var firstFailure: Int32?
+        var added: [Download] = []
+        for url in urls {
+            do throws(FastgetError) {
+                let download = try queue.add(url)
+                guard !added.contains(where: { $0 === download }) else { continue } // listed twice
+                observe(download, invocation)
+                added.append(download)
+            } catch {
+                Console.error(error.message, hint: error.hint)
+                if invocation.json { JSONEvents.error(error, url: url) }
+                firstFailure = firstFailure ?? error.exitCode
+            }
+        }
+        queue.waitUntilIdle()
+
+        var completed = 0
+        var paused = false
+        for download in added {
+            switch download.state {
+            case .completed: completed += 1
+            case .paused, .queued: paused = true
+            default: break
+            }
+        }
+        if paused {
+            Console.write("fastget: interrupted; run the same command again to resume\n")
+            return 130
+        }
+        if !invocation.quiet && !invocation.json {
+            Console.write("fastget: \(completed) of \(urls.count) downloads complete\n")
+        }
+        return firstFailure ?? failureCode(added)
+    }
+
+    /// Lines for one download of the batch: its outcome, and with --json all of its events.
+    private static func observe(_ download: Download, _ invocation: Invocation) {
+        let url = download.url.description
+        download.onEvent { event in
+            if invocation.json { JSONEvents.write(event, url: url) }
+            switch event {
+            case .completed(let report):
+                if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum, url: url) }
+                guard !invocation.quiet && !invocation.json else { return }
+                let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
+                Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s)\n")
+            case .failed(let error):
+                if invocation.json { JSONEvents.error(error, url: url) }
+                Console.error("\(url): \(error.message)", hint: error.hint)
+            default:
+                break
+            }
+        }
+    }
+
+    /// The exit code of the first download that did not complete, 0 when all did.
+    private static func failureCode(_ downloads: [Download]) -> Int32 {
+        for download in downloads where download.state != .completed {
+            do throws(FastgetError) {
+                _ = try download.run() // an ended download gives its outcome again
+            } catch {
+                return error.exitCode
+            }
+        }
+        return 0
+    }
+
+    /// The whole file at `path`, or standard input for "-"; nil when it cannot be read.
+    private static func readAll(_ path: String) -> String? {
+        let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}
