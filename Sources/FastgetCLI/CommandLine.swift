@@ -150,6 +150,10 @@ enum ArgumentParser {
                 } catch {
                     throw UsageError(message: "\(error)")
                 }
+            case "--proxy":
+                invocation.options.proxy = try value(for: name, inline: inline)
+            case "--noproxy":
+                invocation.options.noProxy = try value(for: name, inline: inline)
             case "--cacert":
                 invocation.options.caFile = try value(for: name, inline: inline)
             case "--connect-timeout":
@@ -204,6 +208,10 @@ enum ArgumentParser {
       -u, --user USER:PASS    HTTP Basic credentials (sent only to the URL's own host)
           --limit-rate RATE   at most RATE bytes per second in total (suffixes k, M, G)
           --checksum A=HEX    check the file's sha-256, sha-1 or md5 before calling it done
+          --proxy URL         use this HTTP proxy (http://[USER:PASS@]HOST:PORT; https is tunnelled
+                              with CONNECT); default: http_proxy / https_proxy from the environment
+          --noproxy LIST      reach these hosts directly (comma-separated names, .domains,
+                              addresses, or *); default: no_proxy from the environment
           --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
       -k, --insecure          do not verify the server's certificate or host name
           --connect-timeout S seconds to wait for a connection (default 15)

@@ -33,6 +33,7 @@ public final class Download: Sendable {
     private let destinationGiven: Bool
 
     private let control = Locked(Control())
+    private let proxies: ProxySettings
     private let hub = EventHub()
 
     private enum StopRequest: Sendable { case pause, cancel, cancelAndDelete }
@@ -67,6 +68,7 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
         }
         try options.validate()
+        proxies = try ProxySettings(explicit: options.proxy, noProxy: options.noProxy, useEnvironment: options.proxyFromEnvironment)
         self.url = parsed
         self.options = options
         destinationGiven = destination != nil || options.output != nil
@@ -327,7 +329,7 @@ public final class Download: Sendable {
     private func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
         let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
-                                  caFile: options.caFile, verifyPeer: !options.insecure)
+                                  caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies)
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)

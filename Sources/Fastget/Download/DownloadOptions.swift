@@ -54,6 +54,16 @@ public struct DownloadOptions: Sendable {
     public var bufferSize: Int = 128 * 1024
     /// Seconds between progress reports.
     public var progressInterval: Double = 0.1
+    /// The HTTP proxy for every request (`http://[user:pass@]host:port`); https goes through it
+    /// with `CONNECT`. Nil: the environment's `http_proxy`/`https_proxy`, when
+    /// `proxyFromEnvironment` is on.
+    public var proxy: String?
+    /// Hosts reached directly: a comma-separated list of names, domains (`.example.com` or
+    /// `example.com` covers its subdomains), addresses, or `*`. Nil: the environment's `no_proxy`
+    /// when `proxyFromEnvironment` is on.
+    public var noProxy: String?
+    /// Read `http_proxy`, `https_proxy` (or `HTTPS_PROXY`) and `no_proxy` as curl does.
+    public var proxyFromEnvironment: Bool = true
     /// Bytes per second for the whole download, over all its connections; nil: no limit.
     public var rateLimit: Int64?
     /// The digest the file must have; checked before the final rename (mismatch: exit 76,

@@ -19,7 +19,11 @@ package final class Connector: Sendable {
 
     package var statistics: Statistics { counts.withLock { $0 } }
 
-    package init(connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool) {
+    private let proxies: ProxySettings
+
+    package init(connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool,
+                 proxies: ProxySettings = .direct) {
+        self.proxies = proxies
         self.connectTimeout = connectTimeout
         self.ioTimeout = ioTimeout
         self.caFile = caFile
@@ -40,33 +44,71 @@ package final class Connector: Sendable {
         return try result.get()
     }
 
-    /// A new connection to `url`'s origin. Throws `ResolveError`, `SystemError` (connect) or `TLSError`.
+    /// A new connection to `url`'s origin, directly or through the proxy `proxies` names for it
+    /// (plain HTTP in absolute form; HTTPS through a `CONNECT` tunnel). Throws `ResolveError`,
+    /// `SystemError` (connect), `TLSError`, or `FastgetError` for a proxy that refuses.
     package func connect(to url: HTTPURL) throws -> HTTPConnection {
+        let proxy = proxies.proxy(for: url)
+        let socket = try open(proxy ?? url)
+        socket.setTimeouts(read: ioTimeout, write: ioTimeout)
+        let stream: any ByteStream
+        if url.scheme == .https {
+            if let proxy { try tunnel(socket, to: url, through: proxy) }
+            let tlsStream = try TLSStream(socket: socket, context: try tls(), host: url.host,
+                                          hostIsIPAddress: url.hostIsIPAddress, port: url.port)
+            let resumed = tlsStream.resumedSession
+            counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
+            stream = tlsStream
+        } else {
+            stream = socket
+        }
+        counts.withLock { $0.connections += 1 }
+        let viaProxy = proxy != nil && url.scheme == .http
+        return HTTPConnection(stream: stream, origin: url.origin, viaProxy: viaProxy,
+                              proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
+    }
+
+    /// A TCP connection to `url`'s host, trying every address it resolves to.
+    private func open(_ url: HTTPURL) throws -> Socket {
         let addresses = try Resolver.resolve(host: url.host, port: url.port)
         var lastError: any Error = SystemError("connect", errno: 113 /* EHOSTUNREACH */)
         for address in addresses {
-            let socket: Socket
             do {
-                socket = try Socket.connect(to: address, timeout: connectTimeout)
+                return try Socket.connect(to: address, timeout: connectTimeout)
             } catch {
                 lastError = error
-                continue
             }
-            socket.setTimeouts(read: ioTimeout, write: ioTimeout)
-            let stream: any ByteStream
-            if url.scheme == .https {
-                let tlsStream = try TLSStream(socket: socket, context: try tls(), host: url.host,
-                                              hostIsIPAddress: url.hostIsIPAddress, port: url.port)
-                let resumed = tlsStream.resumedSession
-                counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
-                stream = tlsStream
-            } else {
-                stream = socket
-            }
-            counts.withLock { $0.connections += 1 }
-            return HTTPConnection(stream: stream, origin: url.origin)
         }
         throw lastError
+    }
+
+    /// Asks the proxy on `socket` for a tunnel to `url`'s host and port (RFC 9110 §9.3.6).
+    private func tunnel(_ socket: Socket, to url: HTTPURL, through proxy: HTTPURL) throws {
+        let hostPort = (url.isIPv6Literal ? "[\(url.host)]" : url.host) + ":\(url.port)"
+        var head = "CONNECT \(hostPort) HTTP/1.1\r\nHost: \(hostPort)\r\n"
+        if let authorization = ProxySettings.authorization(proxy) { head += "Proxy-Authorization: \(authorization)\r\n" }
+        head += "\r\n"
+        try Array(head.utf8).withUnsafeBytes { try socket.write($0) }
+        // Read the answer a byte at a time: nothing after its head may be consumed, the TLS
+        // handshake starts right there.
+        var parser = HeadParser()
+        var byte: UInt8 = 0
+        let deadline = MonotonicClock.seconds() + ioTimeout
+        while true {
+            if MonotonicClock.seconds() > deadline { throw TransferError.slowHead }
+            let count = try withUnsafeMutableBytes(of: &byte) { try socket.read(into: $0) }
+            guard count == 1 else { throw TransferError.closedInHead }
+            guard let (answer, _) = try withUnsafeBytes(of: &byte, { try parser.feed($0) }) else { continue }
+            switch answer.status {
+            case 200...299:
+                return
+            case 407:
+                throw FastgetError(.accessDenied, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
+                                   hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
+            default:
+                throw FastgetError(.unavailable, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))")
+            }
+        }
     }
 }
 

@@ -28,9 +28,16 @@ package final class HTTPConnection: @unchecked Sendable {
     private var keepAlive = false
     private var broken = false
 
-    package init(stream: any ByteStream, origin: String) {
+    /// Requests go to a proxy in absolute form (plain HTTP through a proxy), with this
+    /// `Proxy-Authorization` when it needs one.
+    private let viaProxy: Bool
+    private let proxyAuthorization: String?
+
+    package init(stream: any ByteStream, origin: String, viaProxy: Bool = false, proxyAuthorization: String? = nil) {
         self.stream = stream
         self.origin = origin
+        self.viaProxy = viaProxy
+        self.proxyAuthorization = proxyAuthorization
         receive = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
 
@@ -45,7 +52,7 @@ package final class HTTPConnection: @unchecked Sendable {
     }
 
     package func send(_ request: HTTPRequest) throws {
-        let bytes = request.serialized()
+        let bytes = request.serialized(throughProxy: viaProxy, proxyAuthorization: proxyAuthorization)
         do {
             try bytes.withUnsafeBytes { try stream.write($0) }
         } catch {

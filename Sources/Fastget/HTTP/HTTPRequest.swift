@@ -11,9 +11,12 @@ package struct HTTPRequest: Sendable {
         self.fields = fields
     }
 
-    /// The head on the wire: request line, `Host`, the fields, empty line.
-    package func serialized() -> [UInt8] {
-        var text = "\(method) \(url.target) HTTP/1.1\r\nHost: \(url.authority)\r\n"
+    /// The head on the wire: request line, `Host`, the fields, empty line. Through a proxy the
+    /// target is in absolute form and `proxyAuthorization` is added.
+    package func serialized(throughProxy: Bool = false, proxyAuthorization: String? = nil) -> [UInt8] {
+        let target = throughProxy ? url.withoutCredentials.description : url.target
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(url.authority)\r\n"
+        if let proxyAuthorization { text += "Proxy-Authorization: \(proxyAuthorization)\r\n" }
         for field in fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         return Array(text.utf8)

@@ -1,0 +1,95 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// Through a forward proxy: absolute-form requests for http, a CONNECT tunnel for https, proxy
+/// authentication, and the hosts `no_proxy` sends around it. The CLI runs with an environment
+/// holding only what each test sets.
+@Suite struct ProxyTests {
+    let data = testBytes(count: (2 << 20) + 9, seed: 91)
+
+    func fastget(_ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory) throws -> ProcessResult {
+        try runProcess(try fastgetExecutable(), arguments, in: directory.path, environment: environment, timeout: 60)
+    }
+
+    @Test func plainHTTPGoesThroughTheProxyFromTheEnvironment() throws {
+        let server = try TestServer(file: TestFile(data))
+        let proxy = try TestProxy()
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-q", "-n", "2", "-o", "p.bin", server.url("/f.bin")], environment: ["http_proxy": proxy.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("p.bin")) == SHA256.hex(data))
+        let lines = proxy.requests.map(\.requestLine)
+        #expect(lines.first == "HEAD \(server.url("/f.bin")) HTTP/1.1", "\(lines)")
+        #expect(lines.filter { $0 == "GET \(server.url("/f.bin")) HTTP/1.1" }.count >= 2)
+        // The origin server saw ordinary origin-form requests, forwarded.
+        #expect(server.requests.allSatisfy { $0.target == "/f.bin" })
+    }
+
+    @Test func httpsIsTunnelledWithConnectAndCredentials() throws {
+        let certificates = try TemporaryDirectory("fastget-identity")
+        defer { certificates.remove() }
+        let identity = try TestIdentity(directory: certificates)
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(tls: identity))
+        let proxy = try TestProxy(credentials: "agent:s3cret")
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-q", "-n", "2", "--cacert", identity.certificatePath, "--proxy", proxy.url(credentials: "agent:s3cret"),
+                                  "-o", "s.bin", server.url("/f.bin")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("s.bin")) == SHA256.hex(data))
+        let seen = proxy.requests
+        #expect(!seen.isEmpty && seen.allSatisfy { $0.requestLine == "CONNECT 127.0.0.1:\(server.port) HTTP/1.1" })
+        #expect(seen.allSatisfy { $0.proxyAuthorization == "Basic YWdlbnQ6czNjcmV0" })
+        #expect(server.requests.count >= 3) // HEAD and two ranges arrived, inside the tunnels
+    }
+
+    @Test func aProxyThatWantsCredentialsIsExit77() throws {
+        let server = try TestServer(file: TestFile(data))
+        let proxy = try TestProxy(credentials: "agent:s3cret")
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let certificates = try TemporaryDirectory("fastget-identity")
+        defer { certificates.remove() }
+        let identity = try TestIdentity(directory: certificates)
+        let tls = try TestServer(file: TestFile(data), TestServer.Configuration(tls: identity))
+        // https: the CONNECT is refused with 407.
+        let tunnel = try fastget(["--cacert", identity.certificatePath, "--proxy", proxy.url(), tls.url("/f.bin")], in: directory)
+        #expect(tunnel.status == 77, "\(tunnel.stderr)")
+        #expect(tunnel.stderr.hasPrefix("fastget: error: proxy 127.0.0.1:\(proxy.port) requires authentication (407)"), "\(tunnel.stderr)")
+        // http: the proxy's 407 is the answer to the request itself.
+        let plain = try fastget(["--proxy", proxy.url(), server.url("/f.bin")], in: directory)
+        #expect(plain.status == 77, "\(plain.stderr)")
+        #expect(server.requests.isEmpty && tls.requests.isEmpty)
+    }
+
+    @Test(arguments: ["127.0.0.1", "*", "localhost,.example.com,127.0.0.1:1"])
+    func noProxyHostsAreReachedDirectly(noProxy: String) throws {
+        let server = try TestServer(file: TestFile(data))
+        let proxy = try TestProxy()
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-q", "-o", "d.bin", server.url("/f.bin")],
+                                 environment: ["http_proxy": proxy.url(), "no_proxy": noProxy], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
+        #expect(proxy.requests.isEmpty)
+        // --noproxy on the command line does the same over an explicit --proxy.
+        let explicit = try fastget(["-q", "--proxy", proxy.url(), "--noproxy", noProxy, "-o", "e.bin", server.url("/f.bin")], in: directory)
+        #expect(explicit.status == 0 && proxy.requests.isEmpty)
+    }
+
+    @Test func anHTTPSProxyURLIsAUsageError() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["--proxy", "https://proxy.example:3128", "http://h/f"], in: directory)
+        #expect(result.status == 64)
+        #expect(result.stderr == "fastget: error: proxy 'https://proxy.example:3128/' must be http:// (https is tunnelled through it)\n")
+    }
+}
