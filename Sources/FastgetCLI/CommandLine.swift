@@ -110,7 +110,11 @@ enum ArgumentParser {
             case "-o", "--output":
                 let path = try value(for: name, inline: inline)
                 guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name") }
-                invocation.options.output = path
+                if path == "-" {
+                    invocation.options.outputDescriptor = 1 // standard output, in order
+                } else {
+                    invocation.options.output = path
+                }
             case "-d", "--directory":
                 let path = try value(for: name, inline: inline)
                 guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a directory") }
@@ -174,9 +178,14 @@ enum ArgumentParser {
             }
         }
         if invocation.showHelp || invocation.showVersion { return invocation }
+        if invocation.json && invocation.options.outputDescriptor != nil {
+            throw UsageError(message: "--json and -o - both want standard output")
+        }
         if invocation.inputFile != nil {
             guard positional.isEmpty else { throw UsageError(message: "give URLs either with -i or on the command line, not both") }
-            guard invocation.options.output == nil else { throw UsageError(message: "-o names one file; with -i use -d DIR") }
+            guard invocation.options.output == nil, invocation.options.outputDescriptor == nil else {
+                throw UsageError(message: "-o names one file; with -i use -d DIR")
+            }
             return invocation
         }
         guard positional.count == 1 else {
@@ -199,7 +208,7 @@ enum ArgumentParser {
       -i, --input-file FILE   download every URL in FILE (one per line; - reads standard input;
                               blank lines and lines starting with # are skipped)
       -j, --jobs K            with -i: K downloads at once, 1-64 (default 3)
-      -o, --output FILE       save as FILE
+      -o, --output FILE       save as FILE; - writes the file to standard output, in order
       -d, --directory DIR     save in DIR (default: the current directory)
           --overwrite         replace an existing file (default: refuse, exit 73)
       -c, --continue          continue a partial file left without a journal (e.g. by curl or wget)

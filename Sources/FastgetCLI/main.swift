@@ -64,7 +64,8 @@ do throws(FastgetError) {
         let resumed = report.resumedBytes > 0 ? ", \(Format.bytes(Double(report.resumedBytes))) resumed" : ""
         // segments == 0: nothing was fetched; the notice already said the file is complete.
         if report.segments > 0 {
-            Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(steals)\(retries)\(resumed))\n")
+            let saved = invocation.options.outputDescriptor != nil ? "wrote standard output" : "saved \(report.path)"
+            Console.write("fastget: \(saved) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s, \(segments)\(steals)\(retries)\(resumed))\n")
         }
     }
     if invocation.verbose {

@@ -108,7 +108,8 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(result.status == 0)
         for option in ["--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
                        "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version",
-                       "--header", "--user-agent", "--user", "--limit-rate", "--checksum"] {
+                       "--header", "--user-agent", "--user", "--limit-rate", "--checksum", "--json", "--proxy", "--noproxy",
+                       "--input-file", "--jobs", "--continue", "--checkpoint-interval"] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
         for code in ["0 ", "64", "66", "68", "69", "73", "74", "75", "76", "77", "130"] {
@@ -346,5 +347,47 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         defer { directory.remove() }
         let result = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 30)
         #expect(result.status == 64 && result.stderr == message + "hint: see fastget --help\n")
+    }
+}
+
+/// `-o -`: the file on standard output, in order, while segments download in parallel.
+@Suite struct StandardOutputTests {
+    static let data = testBytes(count: 64 << 20, seed: 15)
+
+    @Test func pipedIntoSha256sumAtEightSegments() throws {
+        // One connection is slow, so the others run ahead and wait for the window.
+        let server = try TestServer(file: TestFile(StandardOutputTests.data), TestServer.Configuration(rate: { $0 == 2 ? 16 * 1_048_576 : nil }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shell = try #require(findExecutable("sh"))
+        let result = try runProcess(shell, ["-c", "'\(try fastgetExecutable())' -q -n 8 -o - '\(server.url())' | sha256sum"],
+                                    in: directory.path, timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(SHA256.hex(StandardOutputTests.data) + " "), "\(result.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing is written to disk")
+        #expect(server.requests.filter { $0.method == "GET" }.count >= 8)
+    }
+
+    @Test func memoryStaysBoundedWhateverTheSize() throws {
+        let server = try TestServer(file: TestFile(StandardOutputTests.data), TestServer.Configuration(rate: { $0 == 2 ? 16 * 1_048_576 : nil }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let launcher = URL(fileURLWithPath: try fastgetExecutable()).deletingLastPathComponent().appendingPathComponent("bench-launcher").path
+        let result = try runProcess(launcher, [directory.file("out"), try fastgetExecutable(), "-q", "-n", "8",
+                                               "--checksum", "sha-256=" + SHA256.hex(StandardOutputTests.data), "-o", "-", server.url()],
+                                    timeout: 120)
+        let fields = result.stdout.split(separator: " ")
+        #expect(fields.first == "0", "\(result.stdout) \(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("out")) == SHA256.hex(StandardOutputTests.data))
+        // A 64 MiB file through a window of 8 MiB: the process stays far below the file's size.
+        let peakKiB = fields.count > 2 ? Int(fields[2]) ?? .max : .max
+        #expect(peakKiB < 40 * 1024, "peak RSS \(peakKiB) KiB")
+    }
+
+    @Test func jsonAndStandardOutputCannotShareIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), ["--json", "-o", "-", "http://h/f"], in: directory.path, timeout: 30)
+        #expect(result.status == 64 && result.stderr.hasPrefix("fastget: error: --json and -o - both want standard output\n"))
     }
 }

@@ -8,6 +8,8 @@ struct Coordinator {
     let checkpointer: Checkpointer?
     let segmented: Bool
     let started: Double
+    /// When the file streams to a descriptor: this thread writes it out, in order.
+    var window: ReorderWindow?
 
     /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
     func run(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
@@ -15,7 +17,7 @@ struct Coordinator {
         var threads: [PosixThread] = []
         let count = buffers.count
         transfer.runningWorkers.store(count, ordering: .releasing)
-        let splice = segmented && transfer.resource.url.scheme == .http
+        let splice = segmented && transfer.resource.url.scheme == .http && window == nil
         for id in 0..<count {
             do {
                 threads.append(try PosixThread { [transfer, table, buffers, segmented] in
@@ -37,7 +39,16 @@ struct Coordinator {
         var sampled: [ObjectIdentifier: Int64] = [:]
         var total = table.bytesWritten
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
-            transfer.wake.wait(seconds: options.progressInterval)
+            if let window {
+                do throws(FastgetError) {
+                    try window.drain(waiting: options.progressInterval)
+                } catch {
+                    transfer.fail(error) // the reader went away (EPIPE) or the disk is full
+                }
+                if transfer.isStopped { window.stop() }
+            } else {
+                transfer.wake.wait(seconds: options.progressInterval)
+            }
             let now = MonotonicClock.seconds()
             measureSpeeds(&sampled, seconds: now - lastTick)
             measureThroughput(&total, seconds: now - lastTick)
@@ -62,6 +73,13 @@ struct Coordinator {
             }
         }
         for thread in threads { thread.join() }
+        if let window, transfer.failure == nil, !transfer.isStopped {
+            do throws(FastgetError) {
+                while window.hasPending { try window.drain(waiting: 0) }
+            } catch {
+                transfer.fail(error)
+            }
+        }
         let posted = transfer.takeEvents()
         if !posted.isEmpty { events(posted) }
 

@@ -337,6 +337,9 @@ public final class Download: Sendable {
             notice(text)
             hub.publish(.notice(text))
         }
+        if let descriptor = options.outputDescriptor {
+            return try stream(to: descriptor, requester: requester, connector: connector, started: started, progress: progress, notice: tell)
+        }
         var restarts = 0
         var singleStream = false
         while true {
@@ -421,6 +424,75 @@ public final class Download: Sendable {
                                   retries: transfer.retries.load(ordering: .relaxed),
                                   resumedBytes: start.resumedBytes, resource: resource)
         }
+    }
+
+    /// Units a stream is fetched in: small, so that the workers stay close to the head.
+    static let streamUnit: Int64 = 512 * 1024
+
+    /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.
+    private func stream(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
+                        progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
+        let resource: RemoteResource
+        do {
+            resource = try Prober(requester: requester).probe(url)
+        } catch {
+            requester.events.take().forEach(hub.publish)
+            throw FastgetError.from(error, url: url)
+        }
+        requester.events.take().forEach(hub.publish)
+        hub.publish(.sizeKnown(resource.length))
+        try checkStopped()
+        var options = self.options
+        options.stealing = false
+        options.hedging = false
+        let segmented = resource.isSegmentable
+        // Without ranges a retry would start again at byte 0, behind what already went out.
+        if !segmented { options.retries = 0 }
+        let length = resource.length ?? 0
+        let ranges = segmented
+            ? SegmentPlan.tiles(length: length, segments: Int(min(1 << 16, (length + Download.streamUnit - 1) / Download.streamUnit)),
+                                minimumSize: Download.streamUnit)
+            : [ByteRange(start: 0, end: length)]
+        let workers = segmented ? min(options.segments, ranges.count) : 1
+        let window = ReorderWindow(descriptor: descriptor,
+                                   capacity: max(4 * options.bufferSize, 2 * workers * Int(Download.streamUnit)),
+                                   checksum: options.checksum?.algorithm)
+        let table = SegmentTable(ranges: ranges)
+        let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
+                                validator: segmented ? Validator(resource) : nil)
+        let stop = control.withLock { control -> StopRequest? in
+            control.transfer = transfer
+            return control.stop
+        }
+        if let stop { transfer.stop(reason: stop == .pause ? "download paused" : "download cancelled") }
+        defer { control.withLock { $0.transfer = nil } }
+        advance(to: .downloading)
+        hub.publish(.transferStarted(resource, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0))
+        var coordinator = Coordinator(transfer: transfer, table: table, buffers: BufferPool(count: workers, size: options.bufferSize),
+                                      checkpointer: nil, segmented: segmented, started: started)
+        coordinator.window = window
+        do {
+            try coordinator.run(progress: { [hub] snapshot in
+                progress(snapshot)
+                hub.publish(.progress(snapshot))
+            }, events: { [hub] events in events.forEach(hub.publish) })
+        } catch where transfer.resourceChanged || transfer.rangesLost {
+            // Bytes already went out: a stream cannot start over.
+            throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
+        }
+        let emitted = window.bytesEmitted
+        let expected = segmented ? length : transfer.streamedLength.load(ordering: .acquiring)
+        guard emitted == expected else {
+            throw FastgetError(.protocolViolation, "the stream ended after \(emitted) of \(expected) bytes")
+        }
+        if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
+            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
+        }
+        let statistics = connector.statistics
+        return DownloadReport(path: "-", bytes: emitted, seconds: MonotonicClock.seconds() - started, segments: workers,
+                              steals: 0, hedges: 0, hedgesLost: 0, connections: statistics.connections,
+                              fullHandshakes: statistics.fullHandshakes, resumedHandshakes: statistics.resumedHandshakes,
+                              retries: transfer.retries.load(ordering: .relaxed), resumedBytes: 0, resource: resource)
     }
 
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file

@@ -64,6 +64,11 @@ public struct DownloadOptions: Sendable {
     public var noProxy: String?
     /// Read `http_proxy`, `https_proxy` (or `HTTPS_PROXY`) and `no_proxy` as curl does.
     public var proxyFromEnvironment: Bool = true
+    /// Write the file, in order, to this open descriptor (a pipe, a terminal) instead of a file,
+    /// while the segments still download in parallel through a bounded reorder window (about
+    /// 2 × segments × 512 KiB). Nothing is written to disk, so nothing can resume; stealing and
+    /// hedging are off. `checksum` is checked on the bytes as they go out.
+    public var outputDescriptor: Int32?
     /// Bytes per second for the whole download, over all its connections; nil: no limit.
     public var rateLimit: Int64?
     /// The digest the file must have; checked before the final rename (mismatch: exit 76,

@@ -7,7 +7,7 @@ internal import Glibc
 final class Transfer: Sendable {
     let requester: Requester
     let resource: RemoteResource
-    let output: OutputFile
+    let output: any WriteTarget
     let options: DownloadOptions
     /// Sent as `If-Range` with every range request: a changed file answers 200, never a splice.
     let validator: Validator?
@@ -44,7 +44,7 @@ final class Transfer: Sendable {
         var servedSinceRefresh = false
     }
 
-    init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: OutputFile, options: DownloadOptions,
+    init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
          validator: Validator?) {
         self.requester = requester
         limiter = options.rateLimit.map { RateLimiter(bytesPerSecond: $0) }

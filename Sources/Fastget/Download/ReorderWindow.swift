@@ -1,0 +1,137 @@
+internal import Glibc
+
+/// Where workers put body bytes: the `.part` file (`OutputFile`), or, when the file streams to
+/// a descriptor, a window that puts them back in order (`ReorderWindow`).
+protocol WriteTarget: Sendable {
+    /// Writes `bytes` at file offset `offset`, all of them.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError)
+    /// Moves `count` bytes from `pipe` to file offset `offset` (only where splicing is on).
+    func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError)
+    /// Starts writeback of bytes written (nothing to do for a stream).
+    func startWriteback(_ range: ByteRange)
+}
+
+extension OutputFile: WriteTarget {}
+
+/// A fixed ring of `capacity` bytes between the workers, which write at any offset within the
+/// window `[emitted, emitted + capacity)` and wait while their bytes lie beyond it, and the
+/// coordinator, which writes the bytes to the descriptor strictly in file order. Memory stays at
+/// `capacity` whatever the file's size; the head of the file always fits, so no one waits
+/// forever. Each offset is written once (streaming runs without steals or hedges).
+final class ReorderWindow: WriteTarget, @unchecked Sendable {
+    let capacity: Int
+    private let ring: UnsafeMutableRawBufferPointer
+    private let descriptor: Int32
+    private let monitor = Monitor()
+    // Guarded by `monitor`:
+    private var emitted: Int64 = 0
+    /// Filled ranges not yet emitted, by start offset.
+    private var filled: [Int64: Int64] = [:]
+    private var stopped = false
+    private let digest: Digest?
+
+    /// - Parameter checksum: compute this digest of the bytes as they go out.
+    init(descriptor: Int32, capacity: Int, checksum: Checksum.Algorithm?) {
+        self.descriptor = descriptor
+        self.capacity = capacity
+        ring = .allocate(byteCount: capacity, alignment: 64)
+        digest = checksum.flatMap { Digest($0) }
+    }
+
+    deinit { ring.deallocate() }
+
+    /// Bytes written to the descriptor so far.
+    var bytesEmitted: Int64 { monitor.locked { emitted } }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError) {
+        var done = 0
+        while done < bytes.count {
+            // At most half the ring per piece, so a piece at the head always fits.
+            let piece = min(bytes.count - done, capacity / 2)
+            let start = offset + Int64(done)
+            let ok = monitor.locked { () -> Bool in
+                while !stopped && start + Int64(piece) > emitted + Int64(capacity) {
+                    monitor.wait(until: MonotonicClock.seconds() + 1)
+                }
+                guard !stopped else { return false }
+                // Copy under the lock: the writer may not reuse these ring bytes meanwhile.
+                let at = Int(start % Int64(capacity))
+                let first = min(piece, capacity - at)
+                let source = UnsafeRawBufferPointer(rebasing: bytes[(done)..<(done + piece)])
+                (ring.baseAddress! + at).copyMemory(from: source.baseAddress!, byteCount: first)
+                if first < piece {
+                    ring.baseAddress!.copyMemory(from: source.baseAddress! + first, byteCount: piece - first)
+                }
+                filled[start] = start + Int64(piece)
+                monitor.broadcast()
+                return true
+            }
+            guard ok else { throw FastgetError(.cancelled, "the stream was stopped") }
+            done += piece
+        }
+    }
+
+    func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
+        throw FastgetError(.localIO, "cannot splice into an ordered stream")
+    }
+
+    func startWriteback(_ range: ByteRange) {}
+
+    /// Writes to the descriptor whatever is ready in order, waiting up to `seconds` for more.
+    /// Returns the bytes emitted so far.
+    @discardableResult
+    func drain(waiting seconds: Double) throws(FastgetError) -> Int64 {
+        let deadline = MonotonicClock.seconds() + seconds
+        while true {
+            // Take the next run of ready bytes (without holding the lock while writing).
+            let run = monitor.locked { () -> (start: Int64, end: Int64)? in
+                while filled[emitted] == nil && !stopped {
+                    if !monitor.wait(until: deadline) { break }
+                }
+                guard let end = filled[emitted] else { return nil }
+                return (emitted, end)
+            }
+            guard let run else { return bytesEmitted }
+            try emit(run.start, run.end)
+            monitor.locked {
+                filled[run.start] = nil
+                emitted = run.end
+                monitor.broadcast()
+            }
+        }
+    }
+
+    /// Whether bytes wait in the window that have not been written out.
+    var hasPending: Bool { monitor.locked { !filled.isEmpty } }
+
+    /// Wakes and refuses every writer (the transfer stopped).
+    func stop() {
+        monitor.locked {
+            stopped = true
+            monitor.broadcast()
+        }
+    }
+
+    /// The digest of everything emitted, in hex.
+    func finishDigest() -> String? { digest?.finish() }
+
+    private func emit(_ start: Int64, _ end: Int64) throws(FastgetError) {
+        var position = start
+        while position < end {
+            let at = Int(position % Int64(capacity))
+            let count = min(Int(end - position), capacity - at)
+            let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(ring)[at..<(at + count)])
+            digest?.update(bytes)
+            var offset = 0
+            while offset < count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw FastgetError(.localIO, "cannot write the stream: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+            position += Int64(count)
+        }
+    }
+}
