@@ -199,14 +199,13 @@ enum ArgumentParser {
     Usage: fastget [options] URL
            fastget [options] -i FILE [-j K]
 
-    Downloads URL over parallel byte ranges into ./NAME (the URL's file name), writing to
-    NAME.part and renaming it only when every byte is in. NAME.fastget, the journal, records
-    what is on disk: after Ctrl-C, a kill or a crash, the same command resumes.
+    Downloads URL over parallel byte ranges into ./NAME (named by Content-Disposition or the
+    URL), writing to NAME.part and renaming it only when every byte is in. NAME.fastget, the
+    journal, records what is on disk: after Ctrl-C, a kill or a crash, the same command resumes.
 
     Options:
       -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)
-      -i, --input-file FILE   download every URL in FILE (one per line; - reads standard input;
-                              blank lines and lines starting with # are skipped)
+      -i, --input-file FILE   download every URL in FILE, one per line (- reads standard input)
       -j, --jobs K            with -i: K downloads at once, 1-64 (default 3)
       -o, --output FILE       save as FILE; - writes the file to standard output, in order
       -d, --directory DIR     save in DIR (default: the current directory)
@@ -217,10 +216,8 @@ enum ArgumentParser {
       -u, --user USER:PASS    HTTP Basic credentials (sent only to the URL's own host)
           --limit-rate RATE   at most RATE bytes per second in total (suffixes k, M, G)
           --checksum A=HEX    check the file's sha-256, sha-1 or md5 before calling it done
-          --proxy URL         use this HTTP proxy (http://[USER:PASS@]HOST:PORT; https is tunnelled
-                              with CONNECT); default: http_proxy / https_proxy from the environment
-          --noproxy LIST      reach these hosts directly (comma-separated names, .domains,
-                              addresses, or *); default: no_proxy from the environment
+          --proxy URL         use this HTTP proxy, http://[USER:PASS@]HOST:PORT (default: http_proxy)
+          --noproxy LIST      hosts reached directly: names, .domains, addresses, * (default: no_proxy)
           --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
       -k, --insecure          do not verify the server's certificate or host name
           --connect-timeout S seconds to wait for a connection (default 15)
@@ -228,10 +225,8 @@ enum ArgumentParser {
           --retries N         retries per segment after temporary failures (default 5)
           --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
-      -v, --verbose           log requests, retries, steals, hedges, checkpoints; count connections
-                              and TLS handshakes (full/resumed)
-          --json              events as JSON lines on stdout (start, progress, retry, steal, hedge,
-                              checkpoint, notice, done or error); no progress display
+      -v, --verbose           log requests, retries, steals, hedges, checkpoints and TLS handshakes
+          --json              events as JSON lines on stdout instead of the progress display
       -h, --help              print this help
       -V, --version           print the versions of fastget and OpenSSL
 

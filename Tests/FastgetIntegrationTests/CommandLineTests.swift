@@ -116,6 +116,9 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
             #expect(result.stdout.contains("\n  \(code)"), "help lacks exit code \(code)")
         }
         #expect(result.stdout.hasPrefix("Usage: fastget [options] URL\n"))
+        // One line per option: every line of the options section names one.
+        let options = result.stdout.components(separatedBy: "Options:\n")[1].components(separatedBy: "\n\n")[0]
+        #expect(options.split(separator: "\n").allSatisfy { $0.drop { $0 == " " }.hasPrefix("-") && $0.count <= 100 }, "\(options)")
     }
 
     @Test func versionNamesFastgetAndOpenSSL() throws {
