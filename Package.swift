@@ -3,6 +3,14 @@ import PackageDescription
 
 // fastget: segmented, resumable HTTP(S) downloads. No package dependencies; the only library
 // beyond the toolchain is the system OpenSSL (Debian `libssl-dev`).
+
+// FASTGET_STATIC_OPENSSL=1 (set by scripts/build-static.sh) links libssl.a and libcrypto.a
+// instead of the shared libraries; `-lssl -lcrypto` anywhere would bring the shared ones back.
+let staticOpenSSL = Context.environment["FASTGET_STATIC_OPENSSL"] == "1"
+let openSSL: [LinkerSetting] = staticOpenSSL
+    ? [.unsafeFlags(["-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a"])]
+    : [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+
 let package = Package(
     name: "fastget",
     products: [
@@ -17,7 +25,7 @@ let package = Package(
         .target(
             name: "Fastget",
             dependencies: ["COpenSSL", "CLinux"],
-            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+            linkerSettings: openSSL
         ),
         .executableTarget(name: "FastgetCLI", dependencies: ["Fastget"]),
         // Loopback HTTP server that misbehaves on purpose, nginx and CLI harnesses, SHA-256.

@@ -233,7 +233,7 @@ enum ArgumentParser {
     Exit codes:
       0    the file is complete under its final name
       64   usage: bad option or URL (nothing was sent)
-      66   not found: HTTP 404/410, or the --cacert file cannot be read
+      66   not found: HTTP 404/410, or no CA certificates (--cacert unreadable, no system bundle)
       68   the host name does not resolve
       69   unavailable: connection refused or unreachable, or a server error (5xx)
       73   the output exists (use --overwrite) or cannot be created

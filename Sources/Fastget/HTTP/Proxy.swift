@@ -57,8 +57,9 @@ package struct ProxySettings: Sendable {
             if entry == "*" { return nil }
             var name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
             if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-            if let colon = name.lastIndex(of: ":"), !name.contains("::"), name.firstIndex(of: ":") == colon {
-                name = String(name[..<colon]) // host:port — the port is not compared
+            // host:port (one colon; IPv6 addresses have several) — the port is not compared.
+            if let colon = name.lastIndex(of: ":"), name.firstIndex(of: ":") == colon {
+                name = String(name[..<colon])
             }
             if host == name || host.hasSuffix("." + name) { return nil }
         }
