@@ -103,4 +103,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dropped.destination + ".fastget"))
         #expect(FileManager.default.fileExists(atPath: kept.destination + ".part"))
     }
+
+    @Test func awaitingAQueuedDownloadWaitsForItsSlot() async throws {
+        let server = try server(rate: 192 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: testOptions(directory, segments: 1))
+        let first = try queue.add(server.url("/f1"))
+        let second = try queue.add(server.url("/f2"))
+        let log = EventLog(second)
+        let waiting = Task { try await second.result() }
+        // While the first runs, awaiting the second does not start it.
+        #expect(eventually { first.state == .downloading })
+        #expect(second.state == .queued)
+        let report = try await waiting.value
+        #expect(report.bytes == Int64(DownloadQueueTests.files[2].count))
+        #expect(first.state == .completed && log.states.first == .probing)
+        #expect(SHA256.hex(ofFile: directory.file("f2")) == SHA256.hex(DownloadQueueTests.files[2]))
+    }
 }

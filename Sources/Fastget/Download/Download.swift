@@ -169,7 +169,8 @@ public final class Download: Sendable {
         }
     }
 
-    /// Starts the download if it is queued or paused, then waits for its final state: returns
+    /// Starts the download if it is queued or paused (one in a `DownloadQueue` starts when the
+    /// queue gives it a slot), then waits for its final state: returns
     /// the report when it completed, throws the error when it failed or `.cancelled` when it was
     /// cancelled. A pause does not end the wait; a later `resume` or `cancel` does.
     public func result() async throws(FastgetError) -> DownloadReport {
@@ -190,8 +191,9 @@ public final class Download: Sendable {
                 default: break
                 }
             }
-            if let outcome = control.withLock({ $0.outcome }) { once(outcome) }
-            start()
+            let (outcome, managed) = control.withLock { ($0.outcome, $0.scheduler != nil) }
+            if let outcome { once(outcome) }
+            if !managed { start() } // in a queue, the queue decides when it starts
         }
         return try outcome.get()
     }
