@@ -92,4 +92,18 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr == "fastget: error: proxy 'https://proxy.example:3128/' must be http:// (https is tunnelled through it)\n")
     }
+
+    @Test func aMalformedProxyVariableOnlyStopsTheRequestsThatUseIt() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // https_proxy is unusable, but this download is plain http: it goes direct.
+        let plain = try fastget(["-q", "-o", "m.bin", server.url("/f.bin")], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        // An https download would use it: a usage error naming the variable.
+        let tls = try fastget(["-q", "-o", "t.bin", "https://127.0.0.1:1/f.bin"], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
+        #expect(tls.status == 64)
+        #expect(tls.stderr.hasPrefix("fastget: error: proxy 'https://proxy.invalid:3128/' (from https_proxy) must be http://"), "\(tls.stderr)")
+    }
 }

@@ -48,7 +48,7 @@ package final class Connector: Sendable {
     /// (plain HTTP in absolute form; HTTPS through a `CONNECT` tunnel). Throws `ResolveError`,
     /// `SystemError` (connect), `TLSError`, or `FastgetError` for a proxy that refuses.
     package func connect(to url: HTTPURL) throws -> HTTPConnection {
-        let proxy = proxies.proxy(for: url)
+        let proxy = try proxies.proxy(for: url)
         let socket = try open(proxy ?? url)
         socket.setTimeouts(read: ioTimeout, write: ioTimeout)
         let stream: any ByteStream

@@ -3,16 +3,19 @@ internal import Glibc
 /// Which proxy a request goes through: an explicit one, else `http_proxy` / `https_proxy` from
 /// the environment (as curl reads them: lower case first; `HTTPS_PROXY` too, never the upper-case
 /// `HTTP_PROXY`, which CGI lets a client set), except for hosts that `no_proxy` names.
+///
+/// A malformed explicit proxy fails at once; one from the environment only fails the requests
+/// that would use it (an odd `https_proxy` must not stop plain HTTP downloads).
 package struct ProxySettings: Sendable {
-    package let http: HTTPURL?
-    package let https: HTTPURL?
+    private let http: Result<HTTPURL?, FastgetError>
+    private let https: Result<HTTPURL?, FastgetError>
     /// Host names or domains (a leading dot is optional), IP addresses, or "*" for all.
     package let bypass: [String]
 
     /// No proxy for anything.
-    package static let direct = ProxySettings(http: nil, https: nil, bypass: [])
+    package static let direct = ProxySettings(http: .success(nil), https: .success(nil), bypass: [])
 
-    private init(http: HTTPURL?, https: HTTPURL?, bypass: [String]) {
+    private init(http: Result<HTTPURL?, FastgetError>, https: Result<HTTPURL?, FastgetError>, bypass: [String]) {
         self.http = http
         self.https = https
         self.bypass = bypass
@@ -26,32 +29,34 @@ package struct ProxySettings: Sendable {
             }
             return nil
         }
-        func parse(_ text: String?) throws(FastgetError) -> HTTPURL? {
-            guard let text else { return nil }
+        func parse(_ text: String?, from variable: String? = nil) -> Result<HTTPURL?, FastgetError> {
+            guard let text else { return .success(nil) }
+            let source = variable.map { " (from \($0))" } ?? ""
             let url: HTTPURL
-            do { url = try HTTPURL(text) } catch { throw FastgetError(.usage, "invalid proxy '\(text)': \(error)") }
+            do { url = try HTTPURL(text) } catch { return .failure(FastgetError(.usage, "invalid proxy '\(text)'\(source): \(error)")) }
             guard url.scheme == .http else {
-                throw FastgetError(.usage, "proxy '\(url.withoutCredentials)' must be http:// (https is tunnelled through it)")
+                return .failure(FastgetError(.usage, "proxy '\(url.withoutCredentials)'\(source) must be http:// (https is tunnelled through it)"))
             }
-            return url
+            return .success(url)
         }
         if let explicit {
-            http = try parse(explicit)
+            http = parse(explicit)
+            _ = try http.get()
             https = http
         } else if useEnvironment {
-            http = try parse(environment("http_proxy"))
-            https = try parse(environment("https_proxy", "HTTPS_PROXY"))
+            http = parse(environment("http_proxy"), from: "http_proxy")
+            https = parse(environment("https_proxy", "HTTPS_PROXY"), from: "https_proxy")
         } else {
-            http = nil
-            https = nil
+            http = .success(nil)
+            https = .success(nil)
         }
         let list = noProxy ?? (useEnvironment ? environment("no_proxy", "NO_PROXY") : nil) ?? ""
         bypass = list.split(separator: ",").map { $0.trimmingASCIISpaces().lowercased() }.filter { !$0.isEmpty }
     }
 
-    /// The proxy for `url`, nil to connect directly.
-    package func proxy(for url: HTTPURL) -> HTTPURL? {
-        guard let proxy = url.scheme == .https ? https : http else { return nil }
+    /// The proxy for `url`, nil to connect directly. Throws the error of a malformed proxy
+    /// variable that this request would have used.
+    package func proxy(for url: HTTPURL) throws(FastgetError) -> HTTPURL? {
         let host = url.host.lowercased()
         for entry in bypass {
             if entry == "*" { return nil }
@@ -63,7 +68,7 @@ package struct ProxySettings: Sendable {
             }
             if host == name || host.hasSuffix("." + name) { return nil }
         }
-        return proxy
+        return try (url.scheme == .https ? https : http).get()
     }
 
     /// `Proxy-Authorization` for a proxy URL with user info.
