@@ -22,7 +22,9 @@ final class Checkpointer: Sendable {
 
     /// Takes a checkpoint of `table`. Throws `.localIO` (disk full, I/O error); the previous
     /// journal then stays in place.
-    func checkpoint(_ table: SegmentTable) throws(FastgetError) {
+    /// - Returns: the bytes the journal now records as on disk.
+    @discardableResult
+    func checkpoint(_ table: SegmentTable) throws(FastgetError) -> Int64 {
         var journal = header
         journal.segments = table.snapshot()
         try output.syncData()
@@ -38,6 +40,7 @@ final class Checkpointer: Sendable {
             try? FileSystem.remove(temporaryPath)
             throw FastgetError.local(error, path: path)
         }
+        return journal.bytesWritten
     }
 
     /// Removes the journal once the file is complete under its final name.

@@ -56,9 +56,7 @@ struct Coordinator {
             if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
                 lastCheckpoint = now
                 do throws(FastgetError) {
-                    let onDisk = table.snapshot().reduce(Int64(0)) { $0 + $1.written - $1.start }
-                    try checkpointer.checkpoint(table)
-                    transfer.post(.checkpoint(bytesOnDisk: onDisk))
+                    transfer.post(.checkpoint(bytesOnDisk: try checkpointer.checkpoint(table)))
                 } catch {
                     transfer.fail(error)
                 }
@@ -89,7 +87,7 @@ struct Coordinator {
             // full), the previous journal stays, and it is true.
             var hint: String?
             if let checkpointer, !transfer.resourceChanged, !transfer.rangesLost {
-                try? checkpointer.checkpoint(table)
+                _ = try? checkpointer.checkpoint(table)
                 if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
             }
             throw (failure ?? FastgetError(.cancelled, transfer.stopReason)).withHint(hint)

@@ -30,15 +30,20 @@ public final class Download: Sendable {
     /// gives (made safe) after it, when it gives one.
     public var destination: String { control.withLock { $0.destination } }
     /// Whether the destination was given (and no server may change it).
-    private let destinationGiven: Bool
+    let destinationGiven: Bool
 
-    private let control = Locked(Control())
-    private let proxies: ProxySettings
-    private let hub = EventHub()
+    let control = Locked(Control())
+    let proxies: ProxySettings
+    let hub = EventHub()
 
-    private enum StopRequest: Sendable { case pause, cancel, cancelAndDelete }
+    enum StopRequest: Sendable {
+        case pause, cancel, cancelAndDelete
 
-    private struct Control: Sendable {
+        /// What `run` throws when this stopped it.
+        var reason: String { self == .pause ? "download paused" : "download cancelled" }
+    }
+
+    struct Control: Sendable {
         var destination = ""
         var state: DownloadState = .queued
         var transfer: Transfer?
@@ -248,7 +253,7 @@ public final class Download: Sendable {
         case .none:
             break
         case .stopTransfer(let transfer):
-            transfer?.stop(reason: request == .pause ? "download paused" : "download cancelled")
+            transfer?.stop(reason: request.reason)
         case .pausedNow:
             hub.publish(.stateChanged(.paused))
             settle()
@@ -282,7 +287,7 @@ public final class Download: Sendable {
     }
 
     /// Moves to `next` from the coordinator thread and tells the observers.
-    private func advance(to next: DownloadState) {
+    func advance(to next: DownloadState) {
         if control.withLock({ change(&$0, to: next) }) { hub.publish(.stateChanged(next)) }
     }
 
@@ -321,197 +326,5 @@ public final class Download: Sendable {
     private func removeFiles(at destination: String) {
         try? FileSystem.remove(destination + ".part")
         try? FileSystem.remove(destination + ".fastget")
-    }
-
-    // MARK: - The transfer
-
-    /// How many times a download starts over because the file changed on the server.
-    static let maximumRestarts = 2
-
-    private func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
-        let started = MonotonicClock.seconds()
-        let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
-                                  caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies)
-        let pool = ConnectionPool()
-        defer { pool.removeAll() }
-        let requester = Requester(connector: connector, pool: pool, options: options, url: url)
-        func tell(_ text: String) {
-            notice(text)
-            hub.publish(.notice(text))
-        }
-        if let descriptor = options.outputDescriptor {
-            return try stream(to: descriptor, requester: requester, connector: connector, started: started, progress: progress, notice: tell)
-        }
-        var restarts = 0
-        var singleStream = false
-        while true {
-            advance(to: .probing)
-            let resource: RemoteResource
-            do {
-                resource = try Prober(requester: requester).probe(url)
-            } catch {
-                requester.events.take().forEach(hub.publish)
-                throw FastgetError.from(error, url: url)
-            }
-            requester.events.take().forEach(hub.publish) // the probe's requests
-            hub.publish(.sizeKnown(resource.length))
-            try checkStopped()
-            if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
-                let path = options.directory == "." ? name : options.directory + "/" + name
-                control.withLock { $0.destination = path }
-            }
-            let destination = self.destination
-            guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
-                                                     options: options, singleStream: singleStream, notice: tell) else {
-                let length = resource.length ?? 0
-                let statistics = connector.statistics
-                return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                                      segments: 0, steals: 0, hedges: 0, hedgesLost: 0, connections: statistics.connections,
-                                      fullHandshakes: statistics.fullHandshakes, resumedHandshakes: statistics.resumedHandshakes,
-                                      retries: 0, resumedBytes: length, resource: resource)
-            }
-            let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
-                                    validator: start.segmented ? Validator(resource) : nil)
-            let stop = control.withLock { control -> StopRequest? in
-                control.transfer = transfer
-                return control.stop
-            }
-            if let stop { transfer.stop(reason: stop == .pause ? "download paused" : "download cancelled") }
-            defer { control.withLock { $0.transfer = nil } }
-            advance(to: .downloading)
-            hub.publish(.transferStarted(resource, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
-                                         resumedBytes: start.resumedBytes))
-
-            // One worker per unfinished segment, up to the segment count asked for; on resume a
-            // journal may hold more segments (from steals) than workers.
-            let workers = min(options.segments, max(1, start.table.unfinishedCount))
-            let coordinator = Coordinator(transfer: transfer, table: start.table,
-                                          buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
-                                          checkpointer: start.checkpointer, segmented: start.segmented, started: started)
-            do {
-                try coordinator.run(progress: { [hub] snapshot in
-                    progress(snapshot)
-                    hub.publish(.progress(snapshot))
-                }, events: { [hub] events in events.forEach(hub.publish) })
-            } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
-                restarts += 1
-                if transfer.rangesLost {
-                    // The old bytes came from ranges the server still honoured; they are right,
-                    // but a stream from zero cannot skip them, so they go.
-                    singleStream = true
-                    tell("\(error.message); downloading in one stream from the start")
-                } else {
-                    tell("\(error.message); starting over")
-                }
-                start.checkpointer?.remove()
-                try? FileSystem.remove(start.output.partPath)
-                continue
-            }
-            let length = start.segmented ? resource.length! : transfer.streamedLength.load(ordering: .acquiring)
-            guard length >= 0, !start.segmented || start.table.isComplete else {
-                throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
-            }
-            if let checksum = options.checksum {
-                try verify(checksum, start, length: length, buffers: coordinator.buffers)
-            }
-            try start.output.finish(length: length)
-            start.checkpointer?.remove()
-            let statistics = connector.statistics
-            return DownloadReport(path: destination, bytes: length, seconds: MonotonicClock.seconds() - started,
-                                  segments: coordinator.buffers.count, steals: start.table.steals.load(ordering: .relaxed),
-                                  hedges: start.table.hedgesWon.load(ordering: .relaxed),
-                                  hedgesLost: start.table.hedgesLost.load(ordering: .relaxed),
-                                  connections: statistics.connections, fullHandshakes: statistics.fullHandshakes,
-                                  resumedHandshakes: statistics.resumedHandshakes,
-                                  retries: transfer.retries.load(ordering: .relaxed),
-                                  resumedBytes: start.resumedBytes, resource: resource)
-        }
-    }
-
-    /// Units a stream is fetched in: small, so that the workers stay close to the head.
-    static let streamUnit: Int64 = 512 * 1024
-
-    /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.
-    private func stream(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
-                        progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
-        let resource: RemoteResource
-        do {
-            resource = try Prober(requester: requester).probe(url)
-        } catch {
-            requester.events.take().forEach(hub.publish)
-            throw FastgetError.from(error, url: url)
-        }
-        requester.events.take().forEach(hub.publish)
-        hub.publish(.sizeKnown(resource.length))
-        try checkStopped()
-        var options = self.options
-        options.stealing = false
-        options.hedging = false
-        let segmented = resource.isSegmentable
-        // Without ranges a retry would start again at byte 0, behind what already went out.
-        if !segmented { options.retries = 0 }
-        let length = resource.length ?? 0
-        let ranges = segmented
-            ? SegmentPlan.tiles(length: length, segments: Int(min(1 << 16, (length + Download.streamUnit - 1) / Download.streamUnit)),
-                                minimumSize: Download.streamUnit)
-            : [ByteRange(start: 0, end: length)]
-        let workers = segmented ? min(options.segments, ranges.count) : 1
-        let window = ReorderWindow(descriptor: descriptor,
-                                   capacity: max(4 * options.bufferSize, 2 * workers * Int(Download.streamUnit)),
-                                   checksum: options.checksum?.algorithm)
-        let table = SegmentTable(ranges: ranges)
-        let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
-                                validator: segmented ? Validator(resource) : nil)
-        let stop = control.withLock { control -> StopRequest? in
-            control.transfer = transfer
-            return control.stop
-        }
-        if let stop { transfer.stop(reason: stop == .pause ? "download paused" : "download cancelled") }
-        defer { control.withLock { $0.transfer = nil } }
-        advance(to: .downloading)
-        hub.publish(.transferStarted(resource, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0))
-        var coordinator = Coordinator(transfer: transfer, table: table, buffers: BufferPool(count: workers, size: options.bufferSize),
-                                      checkpointer: nil, segmented: segmented, started: started)
-        coordinator.window = window
-        do {
-            try coordinator.run(progress: { [hub] snapshot in
-                progress(snapshot)
-                hub.publish(.progress(snapshot))
-            }, events: { [hub] events in events.forEach(hub.publish) })
-        } catch where transfer.resourceChanged || transfer.rangesLost {
-            // Bytes already went out: a stream cannot start over.
-            throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
-        }
-        let emitted = window.bytesEmitted
-        let expected = segmented ? length : transfer.streamedLength.load(ordering: .acquiring)
-        guard emitted == expected else {
-            throw FastgetError(.protocolViolation, "the stream ended after \(emitted) of \(expected) bytes")
-        }
-        if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
-            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
-        }
-        let statistics = connector.statistics
-        return DownloadReport(path: "-", bytes: emitted, seconds: MonotonicClock.seconds() - started, segments: workers,
-                              steals: 0, hedges: 0, hedgesLost: 0, connections: statistics.connections,
-                              fullHandshakes: statistics.fullHandshakes, resumedHandshakes: statistics.resumedHandshakes,
-                              retries: transfer.retries.load(ordering: .relaxed), resumedBytes: 0, resource: resource)
-    }
-
-    /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
-    /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
-    /// the file anew.
-    private func verify(_ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool) throws(FastgetError) {
-        let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
-        guard actual == checksum.hex else {
-            start.checkpointer?.remove()
-            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)",
-                               hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
-        }
-    }
-
-    private func checkStopped() throws(FastgetError) {
-        if let stop = control.withLock({ $0.stop }) {
-            throw FastgetError(.cancelled, stop == .pause ? "download paused" : "download cancelled")
-        }
     }
 }

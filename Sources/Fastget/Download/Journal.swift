@@ -132,6 +132,12 @@ package struct Journal: Sendable, Equatable {
             payload.appendLittleEndian(segment.end)
             payload.appendLittleEndian(segment.written)
         }
+        return Journal.framed(payload)
+    }
+
+    /// `payload` behind the header (magic, version, reserved, length) and followed by the
+    /// CRC-32 of everything before it.
+    static func framed(_ payload: some Collection<UInt8>) -> [UInt8] {
         var bytes = Journal.magic
         bytes.appendLittleEndian(Journal.version)
         bytes.appendLittleEndian(UInt16(0))

@@ -42,12 +42,9 @@ final class SegmentWorker {
         var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
         var speed: Int64 = 0
         while !transfer.isStopped {
-            var stolen: Segment?
-            if let segment = table.claim() ?? { () -> Segment? in
-                stolen = stealing ? steal(from: table, minimum: minimum, speed: speed) : nil
-                return stolen
-            }() {
-                if let stolen { transfer.post(.steal(ByteRange(start: stolen.start, end: stolen.end.load(ordering: .relaxed)))) }
+            let claimed = table.claim()
+            if let segment = claimed ?? (stealing ? steal(from: table, minimum: minimum, speed: speed) : nil) {
+                if claimed == nil { transfer.post(.steal(ByteRange(start: segment.start, end: segment.end.load(ordering: .relaxed)))) }
                 measuredSpeed = 0
                 defer { speed = measuredSpeed > 0 ? measuredSpeed : segment.speed.load(ordering: .relaxed) }
                 do {
@@ -200,7 +197,7 @@ final class SegmentWorker {
         transfer.recordLatency(MonotonicClock.seconds() - sent)
         kept = nil
         defer { transfer.track(id, nil) }
-        try validate(head, for: range, connection: connection)
+        try transfer.checkRange(head, for: range, url: url, connection: connection)
         transfer.served(url)
         let bodyStarted = MonotonicClock.seconds()
 
@@ -311,76 +308,6 @@ final class SegmentWorker {
         return usable
     }
 
-    /// A body in a content coding we did not ask for (we send `Accept-Encoding: identity`)
-    /// would be written as the file's bytes: refuse it.
-    private func checkEncoding(_ head: ResponseHead, connection: HTTPConnection) throws {
-        let codings = head.tokens("content-encoding").filter { $0 != "identity" }
-        guard codings.isEmpty else {
-            connection.shutdown()
-            throw FastgetError(.protocolViolation, "server sent the body with Content-Encoding \(codings.joined(separator: ", ")) though identity was asked for (\(url))")
-        }
-    }
-
-    /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
-    private func validate(_ head: ResponseHead, for range: ByteRange, connection: HTTPConnection) throws {
-        guard head.status == 206 else {
-            connection.shutdown()
-            if head.status == 200, let validator = transfer.validator, !validator.matches(head) {
-                // If-Range answered with the whole body of another version: the file is no
-                // longer the one whose bytes are on disk. (A 200 that still carries our
-                // validator is a server ignoring Range, handled below.)
-                let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
-                transfer.failBecauseChanged(error)
-                throw error
-            }
-            if (200...299).contains(head.status) {
-                // Not one byte of this answer is written; the download falls back to one stream.
-                let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
-                transfer.failBecauseRangesLost(error)
-                throw error
-            }
-            if head.status == 416, let range = try? head.contentRange(), let complete = range.completeLength {
-                fileChanged(length: complete)
-            }
-            throw FastgetError.status(head, url: url)
-        }
-        try checkEncoding(head, connection: connection)
-        let contentRange: ContentRange?
-        do {
-            contentRange = try head.contentRange()
-        } catch {
-            connection.shutdown()
-            throw error
-        }
-        if case .etag(let expected) = transfer.validator, let etag = head.etag, etag != expected {
-            connection.shutdown()
-            let error = FastgetError(.protocolViolation, "the file changed on the server (ETag \(etag), expected \(expected))")
-            transfer.failBecauseChanged(error)
-            throw error
-        }
-        if let complete = contentRange?.completeLength {
-            if complete != transfer.resource.length { connection.shutdown() }
-            fileChanged(length: complete)
-        }
-        let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: transfer.resource.length)
-        guard contentRange == expected else {
-            connection.shutdown()
-            let got = head.value("content-range").map { "'\($0)'" } ?? "none"
-            throw FastgetError(.protocolViolation, "server sent Content-Range \(got) for \(range.headerValue) of \(transfer.resource.length ?? 0) bytes")
-        }
-        if !head.hasTransferEncoding, let length = head.contentLength, length != range.count {
-            connection.shutdown()
-            throw FastgetError(.protocolViolation, "server sent Content-Length \(length) for \(range.headerValue)")
-        }
-    }
-
-    /// A response gave the file's length as `length`: when that is not the length being
-    /// fetched, the file on the server is another one now, and the download starts over.
-    private func fileChanged(length: Int64) {
-        guard let expected = transfer.resource.length, length != expected else { return }
-        transfer.failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
-    }
-
     private func stream(_ progress: Segment) throws -> Int64 {
         url = transfer.url
         let request = transfer.requester.request("GET", url)
@@ -390,7 +317,7 @@ final class SegmentWorker {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
         }
-        try checkEncoding(head, connection: connection)
+        try transfer.checkEncoding(head, url: url, connection: connection)
         var offset: Int64 = 0
         while true {
             var want = buffer.count

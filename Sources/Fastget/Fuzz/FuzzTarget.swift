@@ -150,13 +150,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// a valid header and checksum.
     private static func journal(_ input: UnsafeRawBufferPointer) -> String? {
         if let problem = journalRoundTrip(Array(input)) { return problem }
-        var wrapped = Journal.magic
-        wrapped.appendLittleEndian(Journal.version)
-        wrapped.appendLittleEndian(UInt16(0))
-        wrapped.appendLittleEndian(UInt32(input.count))
-        wrapped += input
-        wrapped.appendLittleEndian(CRC32.checksum(wrapped))
-        return journalRoundTrip(wrapped)
+        return journalRoundTrip(Journal.framed(input))
     }
 
     private static func journalRoundTrip(_ bytes: [UInt8]) -> String? {

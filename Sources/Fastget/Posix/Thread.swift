@@ -50,57 +50,32 @@ package final class PosixThread: @unchecked Sendable {
 ///
 /// Used for the coordinator's wake-ups and interruptible back-off sleeps; never on the data path.
 package final class WakeSignal: @unchecked Sendable {
-    // Heap-allocated: pthread objects must not move, and `&property` on a class gives no such promise.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var pending = false
+    private let monitor = Monitor()
+    private var pending = false // guarded by `monitor`
 
-    package init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
+    package init() {}
 
     /// Wakes one waiter, or the next one to wait.
     package func signal() {
-        pthread_mutex_lock(mutex)
-        pending = true
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        monitor.locked {
+            pending = true
+            monitor.broadcast()
+        }
     }
 
     /// Waits until signalled or until `seconds` pass; returns whether it was signalled.
     /// Consumes the signal.
     @discardableResult
     package func wait(seconds: Double) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let whole = Int(seconds)
-        let nanos = Int((seconds - Double(whole)) * 1e9)
-        deadline.tv_sec += whole
-        deadline.tv_nsec += nanos
-        if deadline.tv_nsec >= 1_000_000_000 {
-            deadline.tv_sec += 1
-            deadline.tv_nsec -= 1_000_000_000
+        let deadline = MonotonicClock.seconds() + seconds
+        return monitor.locked {
+            while !pending {
+                if !monitor.wait(until: deadline) { break }
+            }
+            let signalled = pending
+            pending = false
+            return signalled
         }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while !pending {
-            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
-        }
-        let signalled = pending
-        pending = false
-        return signalled
     }
 }
 

@@ -1,0 +1,72 @@
+/// What a ranged answer must be before a byte of it is written, and what it says about the file.
+extension Transfer {
+    /// A body in a content coding we did not ask for (we send `Accept-Encoding: identity`)
+    /// would be written as the file's bytes: refuse it.
+    func checkEncoding(_ head: ResponseHead, url: HTTPURL, connection: HTTPConnection) throws {
+        let codings = head.tokens("content-encoding").filter { $0 != "identity" }
+        guard codings.isEmpty else {
+            connection.shutdown()
+            throw FastgetError(.protocolViolation, "server sent the body with Content-Encoding \(codings.joined(separator: ", ")) though identity was asked for (\(url))")
+        }
+    }
+
+    /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
+    func checkRange(_ head: ResponseHead, for range: ByteRange, url: HTTPURL, connection: HTTPConnection) throws {
+        guard head.status == 206 else {
+            connection.shutdown()
+            if head.status == 200, let validator, !validator.matches(head) {
+                // If-Range answered with the whole body of another version: the file is no
+                // longer the one whose bytes are on disk. (A 200 that still carries our
+                // validator is a server ignoring Range, handled below.)
+                let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
+                failBecauseChanged(error)
+                throw error
+            }
+            if (200...299).contains(head.status) {
+                // Not one byte of this answer is written; the download falls back to one stream.
+                let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
+                failBecauseRangesLost(error)
+                throw error
+            }
+            if head.status == 416, let range = try? head.contentRange(), let complete = range.completeLength {
+                fileChanged(length: complete)
+            }
+            throw FastgetError.status(head, url: url)
+        }
+        try checkEncoding(head, url: url, connection: connection)
+        let contentRange: ContentRange?
+        do {
+            contentRange = try head.contentRange()
+        } catch {
+            connection.shutdown()
+            throw error
+        }
+        if case .etag(let expected) = validator, let etag = head.etag, etag != expected {
+            connection.shutdown()
+            let error = FastgetError(.protocolViolation, "the file changed on the server (ETag \(etag), expected \(expected))")
+            failBecauseChanged(error)
+            throw error
+        }
+        if let complete = contentRange?.completeLength {
+            if complete != resource.length { connection.shutdown() }
+            fileChanged(length: complete)
+        }
+        let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: resource.length)
+        guard contentRange == expected else {
+            connection.shutdown()
+            let got = head.value("content-range").map { "'\($0)'" } ?? "none"
+            throw FastgetError(.protocolViolation, "server sent Content-Range \(got) for \(range.headerValue) of \(resource.length ?? 0) bytes")
+        }
+        if !head.hasTransferEncoding, let length = head.contentLength, length != range.count {
+            connection.shutdown()
+            throw FastgetError(.protocolViolation, "server sent Content-Length \(length) for \(range.headerValue)")
+        }
+    }
+
+    /// A response gave the file's length as `length`: when that is not the length being
+    /// fetched, the file on the server is another one now, and the download starts over.
+    private func fileChanged(length: Int64) {
+        guard let expected = resource.length, length != expected else { return }
+        failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
+    }
+}
