@@ -103,18 +103,6 @@ public final class Download: Sendable {
         hub.add(handler)
     }
 
-    /// Every later event as an async sequence; it finishes after the final event.
-    public func events() -> AsyncStream<DownloadEvent> {
-        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream()
-        let registered = hub.add { event in
-            continuation.yield(event)
-            if event.isFinal { continuation.finish() }
-        }
-        continuation.onTermination = { [hub] _ in hub.remove(registered) }
-        if state.isFinal { continuation.finish() }
-        return stream
-    }
-
     // MARK: - Control
 
     /// Downloads the file on the calling thread, from a `queued` or `paused` state; returns the
@@ -172,35 +160,6 @@ public final class Download: Sendable {
         } catch {
             _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(error.reason)")))
         }
-    }
-
-    /// Starts the download if it is queued or paused (one in a `DownloadQueue` starts when the
-    /// queue gives it a slot), then waits for its final state: returns
-    /// the report when it completed, throws the error when it failed or `.cancelled` when it was
-    /// cancelled. A pause does not end the wait; a later `resume` or `cancel` does.
-    public func result() async throws(FastgetError) -> DownloadReport {
-        let outcome: Result<DownloadReport, FastgetError> = await withCheckedContinuation { continuation in
-            let delivered = Locked(false)
-            let once: @Sendable (Result<DownloadReport, FastgetError>) -> Void = { outcome in
-                let first = delivered.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: outcome) }
-            }
-            hub.add { event in
-                switch event {
-                case .completed(let report): once(.success(report))
-                case .failed(let error): once(.failure(error))
-                case .cancelled: once(.failure(FastgetError(.cancelled, "download cancelled")))
-                default: break
-                }
-            }
-            let (outcome, managed) = control.withLock { ($0.outcome, $0.scheduler != nil) }
-            if let outcome { once(outcome) }
-            if !managed { start() } // in a queue, the queue decides when it starts
-        }
-        return try outcome.get()
     }
 
     /// Stops the transfer and keeps it resumable: the workers stop, a last checkpoint is taken,
