@@ -89,15 +89,28 @@ public func waitForListener(port: Int, timeout: Double = 10) -> Bool {
     return false
 }
 
-/// The `fastget` executable built next to the test bundle.
+/// The `fastget` executable built next to the test bundle, or the one FASTGET_EXECUTABLE names
+/// (to run the command-line tests against another build, e.g. the static binary).
 public func fastgetExecutable() throws -> String {
+    if let chosen = ProcessInfo.processInfo.environment["FASTGET_EXECUTABLE"], !chosen.isEmpty {
+        guard FileManager.default.isExecutableFile(atPath: chosen) else {
+            throw HarnessError("FASTGET_EXECUTABLE names no executable: \(chosen)")
+        }
+        return chosen
+    }
+    return try builtProduct("fastget")
+}
+
+/// A product built with the tests (`fastget`, `Bench`, `bench-launcher`, the `Modules` folder):
+/// next to the test bundle, else in `.build/debug`.
+public func builtProduct(_ name: String) throws -> String {
     let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-    var candidates = [bundleDirectory + "/fastget"]
+    var candidates = [bundleDirectory + "/" + name]
     var directory = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { directory.deleteLastPathComponent() }
-    candidates.append(directory.path + "/.build/debug/fastget")
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw HarnessError("the fastget executable is not built (looked at \(candidates))")
+    candidates.append(directory.path + "/.build/debug/" + name)
+    guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        throw HarnessError("\(name) is not built (looked at \(candidates))")
     }
     return found
 }

@@ -381,7 +381,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let launcher = URL(fileURLWithPath: try fastgetExecutable()).deletingLastPathComponent().appendingPathComponent("bench-launcher").path
+        let launcher = try builtProduct("bench-launcher")
         var peaks: [Int] = []
         for (name, bytes) in [("small", Array(data.prefix(16 << 20))), ("big", data)] {
             let result = try runProcess(launcher, [directory.file(name), try fastgetExecutable(), "-q", "-n", "8",

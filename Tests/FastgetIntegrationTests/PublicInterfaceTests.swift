@@ -7,7 +7,7 @@ import Testing
 @Suite struct PublicInterfaceTests {
     @Test func theCommandLineAndTheExampleNeedNothingButThePublicAPI() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let modules = URL(fileURLWithPath: try fastgetExecutable()).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let modules = try builtProduct("Modules")
         let swiftc = try #require(findExecutable("swiftc"))
         let cli = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources/FastgetCLI").path)
             .filter { $0.hasSuffix(".swift") }.map { root.appendingPathComponent("Sources/FastgetCLI/\($0)").path }
