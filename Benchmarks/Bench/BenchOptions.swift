@@ -20,6 +20,8 @@ struct BenchOptions {
     var fastgetPath: String?
     /// Kill-and-resume soak: how many kills (0: no soak).
     var soakKills = 0
+    /// Start-up timing: how many `fastget --version` runs (0: none).
+    var startupRuns = 0
 
     static let usage = """
     Usage: swift run -c release Bench [options]
@@ -38,6 +40,8 @@ struct BenchOptions {
       --fastget PATH       measure this fastget binary (e.g. a static build)
       --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
                            resume each time, and check every file byte for byte
+      --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
+                           whole process (median, p10, p90, peak RSS)
 
     """
 
@@ -80,6 +84,9 @@ struct BenchOptions {
             case "--soak":
                 guard let value = Int(try next("--soak")), value >= 1 else { throw HarnessFailure("bad --soak") }
                 options.soakKills = value
+            case "--startup":
+                guard let value = Int(try next("--startup")), value >= 1 else { throw HarnessFailure("bad --startup") }
+                options.startupRuns = value
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -24,6 +24,10 @@ func run() throws {
         try Soak.run(kills: options.soakKills, fastget: fastget)
         return
     }
+    if options.startupRuns > 0 {
+        try Startup.run(runs: options.startupRuns, fastget: fastget)
+        return
+    }
     var tools = [fastget]
     if options.compare {
         let anchors = Tool.anchors()

@@ -6,7 +6,7 @@ import Testing
 /// produced a fastget cell without failures. No timing is asserted.
 @Suite struct BenchSmokeTests {
     @Test func quickRunCoversEveryScenario() throws {
-        let bench = (try fastgetExecutable() as NSString).deletingLastPathComponent + "/Bench"
+        let bench = try builtProduct("Bench")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let json = directory.file("bench.json")
@@ -33,8 +33,17 @@ import Testing
         #expect(fastget.filter { $0.scenario == "capped" || $0.scenario == "uneven" }.allSatisfy { $0.efficiency != nil })
     }
 
+    @Test func startupTimesTheVersionCommand() throws {
+        let bench = try builtProduct("Bench")
+        let result = try runProcess(bench, ["--startup", "3", "--fastget", try fastgetExecutable()], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.stdout.split(separator: "\n").last)
+        #expect(summary.hasPrefix("median ") && summary.contains(" ms, p10 ") && summary.contains(" MiB"), "\(result.stdout)")
+        #expect(try runProcess(bench, ["--startup", "0"]).status == 64)
+    }
+
     @Test func rejectsUnknownOptions() throws {
-        let bench = (try fastgetExecutable() as NSString).deletingLastPathComponent + "/Bench"
+        let bench = try builtProduct("Bench")
         let result = try runProcess(bench, ["--no-such-option"])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Bench: unknown option '--no-such-option'"))
