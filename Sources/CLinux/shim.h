@@ -32,4 +32,12 @@ static inline int fastget_fallocate(int fd, off_t offset, off_t len) {
     return fallocate(fd, 0, offset, len);
 }
 
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+
+/// rename(2) that fails with EEXIST instead of replacing `to` (RENAME_NOREPLACE, relative to
+/// the working directory).
+static inline int fastget_rename_noreplace(const char *from, const char *to) {
+    return renameat2(-100 /* AT_FDCWD */, from, -100 /* AT_FDCWD */, to, 1 /* RENAME_NOREPLACE */);
+}
+
 #endif

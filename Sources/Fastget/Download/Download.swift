@@ -35,6 +35,8 @@ public final class Download: Sendable {
     let control = Locked(Control())
     let proxies: ProxySettings
     let hub = EventHub()
+    /// Signalled when a stop is asked for: wakes a wait between probe attempts.
+    let stopped = WakeSignal()
 
     enum StopRequest: Sendable {
         case pause, cancel, cancelAndDelete
@@ -208,6 +210,7 @@ public final class Download: Sendable {
                 return .none
             }
         }
+        stopped.signal()
         switch action {
         case .none:
             break
@@ -282,8 +285,11 @@ public final class Download: Sendable {
         return result
     }
 
+    /// Removes the `.part` file and journal, unless another download owns them now.
     private func removeFiles(at destination: String) {
+        guard let lock = try? Download.own(destination) else { return }
         try? FileSystem.remove(destination + ".part")
         try? FileSystem.remove(destination + ".fastget")
+        lock.release()
     }
 }

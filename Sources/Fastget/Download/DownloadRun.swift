@@ -23,6 +23,8 @@ extension Download {
         }
         var restarts = 0
         var singleStream = false
+        var ownership: FileLock?
+        defer { ownership?.release() }
         while true {
             advance(to: .probing)
             let resource = try probe(requester)
@@ -31,6 +33,11 @@ extension Download {
                 control.withLock { $0.destination = path }
             }
             let destination = self.destination
+            if ownership?.path != Download.lockPath(destination) {
+                ownership?.release()
+                ownership = nil
+                ownership = try Download.own(destination)
+            }
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
                                                      options: options, singleStream: singleStream, notice: tell) else {
                 let length = resource.length ?? 0
@@ -72,7 +79,14 @@ extension Download {
             if let checksum = options.checksum {
                 try verify(checksum, start, length: length, buffers: coordinator.buffers)
             }
-            try start.output.finish(length: length)
+            do {
+                try start.output.finish(length: length, replacing: start.replacesDestination)
+            } catch {
+                // A file appeared at the final name: every byte is in and synced, so a last
+                // checkpoint lets the rerun (once the way is clear) finish without fetching.
+                if error.code == .cannotCreateOutput { _ = try? start.checkpointer?.checkpoint(start.table) }
+                throw error
+            }
             start.checkpointer?.remove()
             return report(path: destination, bytes: length, started: started, segments: coordinator.buffers.count,
                           table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
@@ -127,18 +141,43 @@ extension Download {
 
     /// Probes the URL, tells the observers its requests and the size, and honours a stop asked
     /// for meanwhile.
+    /// A probe that fails for a reason that may pass (503 with `Retry-After`, a timeout, a
+    /// dropped connection) is retried like a range request: up to `options.retries` times,
+    /// after the server's `Retry-After` or the same back-off.
     private func probe(_ requester: Requester) throws(FastgetError) -> RemoteResource {
-        let resource: RemoteResource
-        do {
-            resource = try Prober(requester: requester).probe(url)
-        } catch {
+        var failures = 0
+        while true {
+            let resource: RemoteResource
+            do {
+                resource = try Prober(requester: requester).probe(url)
+            } catch {
+                requester.events.take().forEach(hub.publish)
+                let failure = FastgetError.from(error, url: url)
+                if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
+                guard failure.isRetryable, failures < options.retries else { throw failure }
+                failures += 1
+                hub.publish(.retry(attempt: failures, error: failure))
+                if let stop = waitForStop(seconds: failure.retryDelay(attempt: failures)) {
+                    throw FastgetError(.cancelled, stop.reason)
+                }
+                continue
+            }
             requester.events.take().forEach(hub.publish)
-            throw FastgetError.from(error, url: url)
+            hub.publish(.sizeKnown(resource.length))
+            if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
+            return resource
         }
-        requester.events.take().forEach(hub.publish)
-        hub.publish(.sizeKnown(resource.length))
-        if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
-        return resource
+    }
+
+    /// Sleeps up to `seconds`; returns early with the stop asked for meanwhile, if any.
+    private func waitForStop(seconds: Double) -> StopRequest? {
+        let deadline = MonotonicClock.seconds() + seconds
+        while true {
+            if let stop = control.withLock({ $0.stop }) { return stop }
+            let left = deadline - MonotonicClock.seconds()
+            if left <= 0 { return nil }
+            stopped.wait(seconds: left)
+        }
     }
 
     /// Makes `transfer` the one `pause`/`cancel` stop (applying a stop asked for before it

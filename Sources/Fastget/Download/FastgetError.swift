@@ -89,6 +89,14 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         return FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
     }
 
+    /// How long to wait before retry number `attempt` (1, 2, …): the server's Retry-After
+    /// (capped at a minute), else exponential back-off with jitter: 0.25 s, 0.5 s, 1 s … 8 s.
+    func retryDelay(attempt: Int) -> Double {
+        if let retryAfter { return min(retryAfter, 60) }
+        let base = min(8.0, 0.25 * Double(1 << min(max(attempt, 1) - 1, 6)))
+        return base * Double.random(in: 0.75...1.25)
+    }
+
     /// The exit status the `fastget` command uses for it (see the README).
     public var exitCode: Int32 { code.exitCode }
     /// Whether trying again later may succeed.

@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// The file being written: `<name>.part` at full length (sparse, preallocated where the file
 /// system can), renamed to `<name>` only once every byte is in.
 final class OutputFile: Sendable {
@@ -6,15 +8,13 @@ final class OutputFile: Sendable {
     private let handle: FileHandle
 
     /// Creates (or empties) `<finalPath>.part` and sizes it to `length` when known.
-    /// - Parameters:
-    ///   - keeping: open the existing `.part` of a resumed download, which must have `length`.
-    ///   - extending: open the existing `.part` that holds this many bytes and grow it to `length`.
-    init(finalPath: String, length: Int64?, keeping: Bool = false, extending existing: Int64? = nil) throws(FastgetError) {
+    /// - Parameter keeping: open the existing `.part` of a resumed download instead; it may be
+    ///   shorter than `length` (a run stopped before growing it), never longer.
+    init(finalPath: String, length: Int64?, keeping: Bool = false) throws(FastgetError) {
         self.finalPath = finalPath
         partPath = finalPath + ".part"
-        let reuse = keeping || existing != nil
         do {
-            handle = try FileHandle.open(partPath, create: !reuse, truncate: !reuse)
+            handle = try FileHandle.open(partPath, create: !keeping, truncate: !keeping)
         } catch {
             throw FastgetError.local(error, path: partPath, creating: true)
         }
@@ -22,8 +22,8 @@ final class OutputFile: Sendable {
         if keeping {
             let size: Int64
             do { size = try handle.size() } catch { throw FastgetError.local(error, path: partPath) }
-            guard size == length else { throw FastgetError(.localIO, "\(partPath) does not have the journal's length") }
-            return
+            if size == length { return }
+            guard size < length else { throw FastgetError(.localIO, "\(partPath) is longer than the journal's length") }
         }
         do {
             try handle.setLength(length)
@@ -94,17 +94,30 @@ final class OutputFile: Sendable {
     }
 
     /// Makes the file durable and gives it its final name: set the length (for a stream of
-    /// unknown length), fsync, rename, fsync the directory.
-    func finish(length: Int64) throws(FastgetError) {
+    /// unknown length), fsync, rename, fsync the directory. Unless `replacing`, a file that
+    /// appeared at the final name meanwhile is left alone: that throws `.cannotCreateOutput` and
+    /// the `.part` stays (open, so that a last checkpoint can still be taken).
+    func finish(length: Int64, replacing: Bool) throws(FastgetError) {
         do {
             if try handle.size() != length { try handle.setLength(length) }
             try handle.sync()
-            try handle.close()
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
         do {
-            try FileSystem.rename(partPath, to: finalPath)
+            if replacing {
+                try FileSystem.rename(partPath, to: finalPath)
+            } else {
+                try FileSystem.renameWithoutReplacing(partPath, to: finalPath)
+            }
+        } catch where error.errno == EEXIST {
+            throw FastgetError(.cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
+                               hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
+        } catch {
+            throw FastgetError.local(error, path: finalPath)
+        }
+        do {
+            try handle.close()
             try FileSystem.syncDirectory(containing: finalPath)
         } catch {
             throw FastgetError.local(error, path: finalPath)

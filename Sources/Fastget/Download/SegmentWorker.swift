@@ -175,10 +175,7 @@ final class SegmentWorker {
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
                 transfer.post(.retry(attempt: failures, error: failure))
-                // The server's Retry-After (capped at a minute), else exponential back-off with
-                // jitter: 0.25 s, 0.5 s, 1 s … capped at 8 s.
-                let base = min(8.0, 0.25 * Double(1 << min(failures - 1, 6)))
-                transfer.pause(seconds: failure.retryAfter.map { min($0, 60) } ?? base * Double.random(in: 0.75...1.25))
+                transfer.pause(seconds: failure.retryDelay(attempt: failures))
             }
         }
     }

@@ -1,0 +1,23 @@
+/// One owner per download: whoever writes `NAME.part` and `NAME.fastget` holds the lock on
+/// `NAME.fastget.lock` for as long as it does. A second download of the same destination — in
+/// another process or in this one — is refused at once and touches nothing.
+extension Download {
+    static func lockPath(_ destination: String) -> String { destination + ".fastget.lock" }
+
+    /// Takes the lock on `destination`'s files; throws `.cannotCreateOutput` when another
+    /// download holds it.
+    static func own(_ destination: String) throws(FastgetError) -> FileLock {
+        let path = lockPath(destination)
+        let lock: FileLock?
+        do {
+            lock = try FileLock.acquire(path)
+        } catch {
+            throw FastgetError.local(error, path: path, creating: true)
+        }
+        guard let lock else {
+            throw FastgetError(.cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
+                               hint: "wait for it to finish, or use -o FILE to save elsewhere")
+        }
+        return lock
+    }
+}

@@ -1,0 +1,83 @@
+internal import Glibc
+internal import CLinux
+
+/// An exclusive advisory lock on a file of its own (`flock`), held until `release` or until the
+/// process dies — the kernel drops it then, so a crash never leaves a stale lock behind.
+///
+/// `flock` locks belong to the open file description: two opens in one process exclude each
+/// other just as two processes do.
+package final class FileLock: @unchecked Sendable {
+    package let path: String
+    private var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { release() }
+
+    /// Takes the lock at `path`, creating the file. Returns nil at once when another holder has it.
+    ///
+    /// A holder removes the file when it releases: whoever opened it before the removal locks a
+    /// file that is no longer at `path`, notices (its inode is not the path's) and tries again.
+    /// The corresponding C functions are `open`, `flock`, `fstat` and `stat`.
+    package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
+        for _ in 0..<8 {
+            let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+            do {
+                _ = try retryingOnInterrupt("flock") { flock(fd, LOCK_EX | LOCK_NB) }
+            } catch {
+                Glibc.close(fd)
+                if error.errno == EWOULDBLOCK { return nil }
+                throw error
+            }
+            var held = stat()
+            var named = stat()
+            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                return FileLock(path: path, descriptor: fd)
+            }
+            Glibc.close(fd) // the previous holder removed it meanwhile
+        }
+        throw SystemError("flock", errno: EAGAIN)
+    }
+
+    /// Removes the lock file, then drops the lock (in that order: nobody can lock the removed
+    /// file and believe it is the one at `path`).
+    package func release() {
+        guard descriptor >= 0 else { return }
+        unlink(path)
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}
+
+extension FileSystem {
+    /// Renames `from` to `to` unless something exists at `to` (then `EEXIST`): a file that
+    /// appeared at `to` meanwhile is never replaced. Where the file system cannot rename that
+    /// way, a hard link (which never replaces either) and an unlink do the same.
+    /// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`, `link` and `unlink`.
+    package static func renameWithoutReplacing(_ from: String, to: String) throws(SystemError) {
+        do {
+            _ = try retryingOnInterrupt("rename") { fastget_rename_noreplace(from, to) }
+        } catch where error.errno == EINVAL || error.errno == ENOSYS || error.errno == EOPNOTSUPP {
+            _ = try retryingOnInterrupt("link") { link(from, to) }
+            try remove(from)
+        }
+    }
+}
+
+/// Names this process can use without meeting another process's.
+package enum ProcessIdentity {
+    private static let counter = Locked(0)
+
+    /// "<pid>-<n>", different at every call within this process and from every other live
+    /// process's. The corresponding C function is `getpid`.
+    package static func uniqueSuffix() -> String {
+        let n = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return "\(getpid())-\(n)"
+    }
+}
