@@ -6,6 +6,9 @@
 /// 4. rename it over `<name>.fastget`, `fsync` the directory.
 ///
 /// A crash at any point leaves either the previous journal or the new one, each true.
+///
+/// The temporary file's name is this process's own (`<name>.fastget.<pid>-<n>.tmp`): even a
+/// writer that ignored the download's lock could not interleave its bytes with ours.
 final class Checkpointer: Sendable {
     let path: String
     private let temporaryPath: String
@@ -15,7 +18,7 @@ final class Checkpointer: Sendable {
     /// - Parameter header: URL, length and validator; its segments are replaced at each checkpoint.
     init(path: String, output: OutputFile, header: Journal) {
         self.path = path
-        temporaryPath = path + ".tmp"
+        temporaryPath = path + "." + ProcessIdentity.uniqueSuffix() + ".tmp"
         self.output = output
         self.header = header
     }
@@ -28,19 +31,43 @@ final class Checkpointer: Sendable {
         var journal = header
         journal.segments = table.snapshot()
         try output.syncData()
-        let bytes = journal.encoded()
+        try write(journal, durably: true)
+        return journal.bytesWritten
+    }
+
+    /// Writes the first journal of a fresh download, the moment its `.part` exists, so that a
+    /// kill before the first checkpoint still finds the download's identity and plan. It claims
+    /// no byte, so it needs no sync: lost or torn by a power cut, it is ignored and the download
+    /// starts over — which is all it could have offered.
+    func begin(_ table: SegmentTable) throws(FastgetError) {
+        var journal = header
+        journal.segments = table.snapshot()
+        precondition(journal.bytesWritten == 0, "a first journal claims no bytes")
+        try write(journal, durably: false)
+    }
+
+    /// Writes `journal` at `path` by way of a temporary file of this process's own, renamed
+    /// into place; `durably` syncs the file before the rename and the directory after it.
+    static func write(_ journal: Journal, to path: String, durably: Bool) throws(FastgetError) {
+        try write(journal.encoded(), to: path, temporaryPath: path + "." + ProcessIdentity.uniqueSuffix() + ".tmp", durably: durably)
+    }
+
+    private func write(_ journal: Journal, durably: Bool) throws(FastgetError) {
+        try Checkpointer.write(journal.encoded(), to: path, temporaryPath: temporaryPath, durably: durably)
+    }
+
+    private static func write(_ bytes: [UInt8], to path: String, temporaryPath: String, durably: Bool) throws(FastgetError) {
         do throws(SystemError) {
             let file = try FileHandle.open(temporaryPath, create: true, truncate: true)
             try file.write(bytes, at: 0)
-            try file.sync()
+            if durably { try file.sync() }
             try file.close()
             try FileSystem.rename(temporaryPath, to: path)
-            try FileSystem.syncDirectory(containing: path)
+            if durably { try FileSystem.syncDirectory(containing: path) }
         } catch {
             try? FileSystem.remove(temporaryPath)
             throw FastgetError.local(error, path: path)
         }
-        return journal.bytesWritten
     }
 
     /// Removes the journal once the file is complete under its final name.

@@ -33,8 +33,11 @@ struct Coordinator {
         }
 
         var lastReport = 0.0
-        var lastCheckpoint = MonotonicClock.seconds()
-        var lastTick = lastCheckpoint
+        var lastTick = MonotonicClock.seconds()
+        // The first checkpoint comes early — after a fraction of a second or the first MiB —
+        // so that a kill soon after the start loses little; then one per interval.
+        var nextCheckpoint = lastTick + min(options.checkpointInterval, Coordinator.firstCheckpointDelay)
+        var firstCheckpointBytes: Int64? = table.bytesWritten + Coordinator.firstCheckpointBytes
         var flushed: [ObjectIdentifier: Int64] = [:]
         var sampled: [ObjectIdentifier: Int64] = [:]
         var total = table.bytesWritten
@@ -53,8 +56,9 @@ struct Coordinator {
             measureSpeeds(&sampled, seconds: now - lastTick)
             measureThroughput(&total, seconds: now - lastTick)
             lastTick = now
-            if let checkpointer, now - lastCheckpoint >= options.checkpointInterval {
-                lastCheckpoint = now
+            if let checkpointer, now >= nextCheckpoint || firstCheckpointBytes.map({ table.bytesWritten >= $0 }) == true {
+                nextCheckpoint = now + options.checkpointInterval
+                firstCheckpointBytes = nil
                 do throws(FastgetError) {
                     transfer.post(.checkpoint(bytesOnDisk: try checkpointer.checkpoint(table)))
                 } catch {
@@ -132,6 +136,11 @@ struct Coordinator {
         let smoothed = previous == 0 ? current : 0.5 * previous + 0.5 * current
         table.throughput.store(Int64(max(1, smoothed)), ordering: .relaxed)
     }
+
+    /// The first checkpoint of a pass comes after this many seconds at most…
+    static let firstCheckpointDelay = 0.25
+    /// …or once this many bytes came in, if sooner.
+    static let firstCheckpointBytes: Int64 = 1 << 20
 
     /// Bytes a segment accumulates before the coordinator starts their writeback.
     static let writebackStep: Int64 = 4 << 20

@@ -7,6 +7,10 @@ struct StartPoint {
     let segmented: Bool
     /// Bytes already on disk when the transfer starts.
     let resumedBytes: Int64
+    /// Whether the final rename may replace a file at the destination (`--overwrite`, or `-c`
+    /// on a file larger than the server's). Otherwise a file that appeared there meanwhile stays
+    /// and the download keeps its `.part`.
+    let replacesDestination: Bool
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -37,7 +41,7 @@ struct StartPoint {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
             return StartPoint(output: output, table: SegmentTable(journal: journal.segments),
                               checkpointer: Checkpointer(path: journalPath, output: output, header: header),
-                              segmented: true, resumedBytes: journal.bytesWritten)
+                              segmented: true, resumedBytes: journal.bytesWritten, replacesDestination: options.overwrite)
         }
         if finalExists && options.continuePartial && !options.overwrite {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
@@ -48,12 +52,20 @@ struct StartPoint {
         let output = try OutputFile(finalPath: destination, length: resource.length)
         guard segmented, let length = resource.length else {
             return StartPoint(output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
-                              checkpointer: nil, segmented: false, resumedBytes: 0)
+                              checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.overwrite)
         }
         let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
-        return StartPoint(output: output, table: SegmentTable(ranges: ranges),
-                          checkpointer: Checkpointer(path: journalPath, output: output, header: header),
-                          segmented: true, resumedBytes: 0)
+        return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
+                         replacesDestination: options.overwrite)
+    }
+
+    /// A segmented start from nothing: the journal is written the moment the `.part` exists.
+    private static func fresh(_ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
+                              replacesDestination: Bool) throws(FastgetError) -> StartPoint {
+        let checkpointer = Checkpointer(path: journalPath, output: output, header: header)
+        try checkpointer.begin(table)
+        return StartPoint(output: output, table: table, checkpointer: checkpointer, segmented: true, resumedBytes: 0,
+                          replacesDestination: replacesDestination)
     }
 
     /// Refuses, before any byte is fetched or preallocated, a file that cannot fit: a server
@@ -86,8 +98,18 @@ struct StartPoint {
             && journal.validator == header.validator && FileSystem.size(destination) == journal.length
     }
 
-    /// The journal at `path` when it describes this URL, length and validator and its `.part`
-    /// is there; otherwise nil, with a notice saying why it was not used.
+    /// A `.part` of `size` bytes can carry on from `journal` when it holds every byte the journal
+    /// claims and is not longer than the file: shorter happens when a run stopped before it grew
+    /// the file to its length (`-c` renames the user's file to `.part` first).
+    private static func partFits(_ size: Int64?, _ journal: Journal) -> Bool {
+        guard let size else { return false }
+        let claimedEnd = journal.segments.filter { $0.written > $0.start }.map(\.written).max() ?? 0
+        return size <= journal.length && size >= claimedEnd
+    }
+
+    /// The journal at `path` when it describes this URL, length and validator (resuming needs
+    /// one: without it two versions of the same length look alike) and its `.part` holds what it
+    /// claims; otherwise nil, with a notice saying why it was not used.
     private static func usableJournal(at path: String, partPath: String, header: Journal,
                                       notice: (String) -> Void) -> Journal? {
         switch Checkpointer.load(path) {
@@ -103,7 +125,10 @@ struct StartPoint {
                 else if journal.validator != header.validator {
                     "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
                 }
-                else if FileSystem.size(partPath) != journal.length { "\(partPath) is missing or has the wrong size" }
+                else if journal.validator == nil {
+                    "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
+                }
+                else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" }
                 else { nil }
             if let reason {
                 notice("not resuming from \(path): \(reason); starting over")
@@ -130,25 +155,34 @@ struct StartPoint {
             try? FileSystem.remove(destination + ".fastget")
             let output = try OutputFile(finalPath: destination, length: length)
             let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
-            return StartPoint(output: output, table: SegmentTable(ranges: ranges),
-                              checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
-                              segmented: true, resumedBytes: 0)
+            return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: destination + ".fastget", header: header,
+                             replacesDestination: true)
         }
         try checkSpace(for: destination, needed: length - localSize, freed: 0)
-        // The existing bytes become the first, finished segment of a `.part` file.
+        // The existing bytes become the first, finished segment of a `.part` file. The journal
+        // claiming them comes first, durably, and only then does the user's file move: a stop
+        // at any point leaves either the file where it was or a `.part` the journal resumes.
+        var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
+        for range in SegmentPlan.tiles(length: length - localSize, segments: options.segments, minimumSize: options.minimumSegmentSize) {
+            entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
+        }
+        var journal = header
+        journal.segments = entries
+        do throws(SystemError) {
+            try FileHandle.openReadOnly(destination).sync()
+        } catch {
+            throw FastgetError.local(error, path: destination)
+        }
+        try Checkpointer.write(journal, to: destination + ".fastget", durably: true)
         do {
             try FileSystem.rename(destination, to: destination + ".part")
         } catch {
             throw FastgetError.local(error, path: destination)
         }
-        let output = try OutputFile(finalPath: destination, length: length, extending: localSize)
-        var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
-        for range in SegmentPlan.tiles(length: length - localSize, segments: options.segments, minimumSize: options.minimumSegmentSize) {
-            entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
-        }
+        let output = try OutputFile(finalPath: destination, length: length, keeping: true)
         notice("continuing \(destination) from byte \(localSize)")
         return StartPoint(output: output, table: SegmentTable(journal: entries),
                           checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
-                          segmented: true, resumedBytes: localSize)
+                          segmented: true, resumedBytes: localSize, replacesDestination: false)
     }
 }
