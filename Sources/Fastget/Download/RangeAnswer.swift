@@ -41,9 +41,15 @@ extension Transfer {
             connection.shutdown()
             throw error
         }
-        if case .etag(let expected) = validator, let etag = head.etag, etag != expected {
+        // A 206 naming another version than the one on disk: bytes of two versions must not mix.
+        let changedFrom: String? = switch validator {
+        case .etag(let expected): head.etag.flatMap { $0 == expected ? nil : "ETag \($0), expected \(expected)" }
+        case .lastModified(let expected): head.lastModified.flatMap { $0 == expected ? nil : "Last-Modified \($0), expected \(expected)" }
+        case nil: nil
+        }
+        if let changedFrom {
             connection.shutdown()
-            let error = FastgetError(.protocolViolation, "the file changed on the server (ETag \(etag), expected \(expected))")
+            let error = FastgetError(.protocolViolation, "the file changed on the server (\(changedFrom))")
             failBecauseChanged(error)
             throw error
         }
