@@ -49,17 +49,27 @@ public final class DownloadQueue: Sendable {
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
     /// starts it when a slot is free. Returns the download already in the queue for the same URL
     /// when there is one that has not ended (resuming it if it was paused).
+    /// - Throws: `.cannotCreateOutput` when another URL in the queue that has not ended saves to
+    ///   the same destination (`…/a.bin` and `…/a.bin?x`): two downloads never share files. (Names
+    ///   a server gives with `Content-Disposition` are known only later; the download's lock
+    ///   refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil) throws(FastgetError) -> Download {
         let candidate = try Download(url: url, destination: destination, options: options)
-        let download = state.withLock { entries -> Download in
-            if let existing = entries.downloads.first(where: { $0.url.withoutCredentials == candidate.url.withoutCredentials && !$0.state.isFinal }) {
-                return existing
+        let result = state.withLock { entries -> Result<Download, FastgetError> in
+            let live = entries.downloads.filter { !$0.state.isFinal }
+            if let existing = live.first(where: { $0.url.withoutCredentials == candidate.url.withoutCredentials }) {
+                return .success(existing)
+            }
+            if let clash = live.first(where: { $0.destination == candidate.destination }) {
+                return .failure(FastgetError(.cannotCreateOutput, "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
+                                             hint: "download it on its own with -o FILE"))
             }
             entries.downloads.removeAll { $0.url.withoutCredentials == candidate.url.withoutCredentials }
             entries.downloads.append(candidate)
-            return candidate
+            return .success(candidate)
         }
+        let download = try result.get()
         if download === candidate { manage(candidate) } else { download.resume() }
         pump()
         return download
