@@ -88,6 +88,9 @@ public struct TestFile: Sendable {
     public var lastModified: String? = "Sat, 21 Nov 2026 10:00:00 GMT"
     /// Answer `Range` with 206 (false: always 200 with the whole body, like `python -m http.server`).
     public var honorsRange = true
+    /// Compare `If-Range` with the validators (false: serve the range whatever it says, as a
+    /// server that lies about versions would).
+    public var honorsIfRange = true
     /// Send `Accept-Ranges: bytes`.
     public var advertisesRanges = true
     /// Answer HEAD (false: 405).

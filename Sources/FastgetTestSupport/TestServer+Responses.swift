@@ -52,7 +52,7 @@ extension TestServer {
         var body: Range<Int64> = 0..<total
         var ranged = false
         // If-Range (RFC 9110 §13.1.5): a validator that no longer matches means "send it all".
-        let ifRangeMatches = request.header("If-Range").map { $0 == file.etag || $0 == file.lastModified } ?? true
+        let ifRangeMatches = !file.honorsIfRange || (request.header("If-Range").map { $0 == file.etag || $0 == file.lastModified } ?? true)
         if file.honorsRange, ifRangeMatches, let value = request.header("Range"), let range = TestServer.parseRange(value, total: total) {
             guard let range else {
                 return channel.write("HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(total)\r\nContent-Length: 0\r\n\r\n")
