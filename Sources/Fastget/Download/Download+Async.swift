@@ -3,9 +3,16 @@
 // functions the Swift concurrency runtime and libdispatch are not linked (0.7 MB).
 #if !FASTGET_NO_CONCURRENCY
 extension Download {
+    /// The most events `events()` holds for a consumer that has not read them.
+    public static let eventBufferLimit = 256
+
     /// Every later event as an async sequence; it finishes after the final event.
+    ///
+    /// It holds at most `Download.eventBufferLimit` events that have not been consumed: one
+    /// who falls further behind loses the oldest (the final event, the newest, is always kept),
+    /// so a stream nobody reads cannot grow without bound.
     public func events() -> AsyncStream<DownloadEvent> {
-        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(Download.eventBufferLimit))
         let registered = hub.add { event in
             continuation.yield(event)
             if event.isFinal { continuation.finish() }
@@ -21,15 +28,20 @@ extension Download {
     /// cancelled. A pause does not end the wait; a later `resume` or `cancel` does.
     public func result() async throws(FastgetError) -> DownloadReport {
         let outcome: Result<DownloadReport, FastgetError> = await withCheckedContinuation { continuation in
+            // The observer goes once the outcome is delivered: waiting again must not leave
+            // one more observer behind each time.
             let delivered = Locked(false)
-            let once: @Sendable (Result<DownloadReport, FastgetError>) -> Void = { outcome in
+            let token = Locked<Int?>(nil)
+            let once: @Sendable (Result<DownloadReport, FastgetError>) -> Void = { [hub] outcome in
                 let first = delivered.withLock { done in
                     defer { done = true }
                     return !done
                 }
-                if first { continuation.resume(returning: outcome) }
+                guard first else { return }
+                if let registered = token.withLock({ $0 }) { hub.remove(registered) }
+                continuation.resume(returning: outcome)
             }
-            hub.add { event in
+            let registered = hub.add { event in
                 switch event {
                 case .completed(let report): once(.success(report))
                 case .failed(let error): once(.failure(error))
@@ -37,6 +49,8 @@ extension Download {
                 default: break
                 }
             }
+            token.withLock { $0 = registered }
+            if delivered.withLock({ $0 }) { hub.remove(registered) } // delivered before the token was known
             let (outcome, managed) = control.withLock { ($0.outcome, $0.scheduler != nil) }
             if let outcome { once(outcome) }
             if !managed { start() } // in a queue, the queue decides when it starts

@@ -58,6 +58,9 @@ final class EventHub: Sendable {
 
     func remove(_ token: Int) { observers.withLock { $0[token] = nil } }
 
+    /// How many observers are registered.
+    var count: Int { observers.withLock { $0.count } }
+
     func publish(_ event: DownloadEvent) {
         let current = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
         for observer in current { observer(event) }
