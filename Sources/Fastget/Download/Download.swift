@@ -49,6 +49,8 @@ public final class Download: Sendable {
         var destination = ""
         var state: DownloadState = .queued
         var transfer: Transfer?
+        /// What the probe of the current run is waiting on.
+        var probing: ProbeConnections?
         var stop: StopRequest?
         var outcome: Result<DownloadReport, FastgetError>?
         /// Set by a queue: where `resume` sends the download instead of starting it, and what to
@@ -190,12 +192,12 @@ public final class Download: Sendable {
     public func cancelAndDelete() { requestStop(.cancelAndDelete) }
 
     private func requestStop(_ request: StopRequest) {
-        enum Action { case none, stopTransfer(Transfer?), pausedNow, cancelledNow }
+        enum Action { case none, stopTransfer(Transfer?, ProbeConnections?), pausedNow, cancelledNow }
         let action = control.withLock { control -> Action in
             if control.state.isActive {
                 // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.
                 if control.stop == nil || request != .pause { control.stop = request }
-                return .stopTransfer(control.transfer)
+                return .stopTransfer(control.transfer, control.probing)
             }
             switch (control.state, request) {
             case (.queued, .pause):
@@ -214,7 +216,8 @@ public final class Download: Sendable {
         switch action {
         case .none:
             break
-        case .stopTransfer(let transfer):
+        case .stopTransfer(let transfer, let probing):
+            probing?.stop()
             transfer?.stop(reason: request.reason)
         case .pausedNow:
             hub.publish(.stateChanged(.paused))
@@ -291,5 +294,25 @@ public final class Download: Sendable {
         try? FileSystem.remove(destination + ".part")
         try? FileSystem.remove(destination + ".fastget")
         lock.release()
+    }
+}
+
+/// The connection a probe is waiting on, for a stop to shut down; one registered after the
+/// stop is shut down at once.
+final class ProbeConnections: Sendable {
+    private let current = Locked<(stopped: Bool, connection: (any Interruptible)?)>((false, nil))
+
+    func track(_ connection: (any Interruptible)?) {
+        current.withLock { current in
+            current.connection = connection
+            if current.stopped { connection?.shutdown() }
+        }
+    }
+
+    func stop() {
+        current.withLock { current in
+            current.stopped = true
+            current.connection?.shutdown()
+        }
     }
 }

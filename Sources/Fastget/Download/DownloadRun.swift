@@ -14,6 +14,12 @@ extension Download {
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
+        let probing = ProbeConnections()
+        control.withLock { control in
+            control.probing = probing
+            if control.stop != nil { probing.stop() } // asked for before there was a probe to stop
+        }
+        defer { control.withLock { $0.probing = nil } }
         func tell(_ text: String) {
             notice(text)
             hub.publish(.notice(text))
@@ -149,7 +155,7 @@ extension Download {
         while true {
             let resource: RemoteResource
             do {
-                resource = try Prober(requester: requester).probe(url)
+                resource = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track($0) }).probe(url)
             } catch {
                 requester.events.take().forEach(hub.publish)
                 let failure = FastgetError.from(error, url: url)

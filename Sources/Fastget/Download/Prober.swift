@@ -4,8 +4,12 @@ struct Prober {
     static let maximumRedirects = 10
 
     let requester: Requester
+    /// Told of every connection the probe is waiting on (nil when none), so that a stop can
+    /// shut it down.
+    var track: ((any Interruptible)?) -> Void = { _ in }
 
     func probe(_ start: HTTPURL) throws -> RemoteResource {
+        defer { track(nil) }
         var (connection, head, url) = try follow("HEAD", from: start)
         let headUsable = (200...299).contains(head.status) && head.contentLength != nil && !head.isChunked
         if headUsable && head.acceptsByteRanges == true {
@@ -77,7 +81,7 @@ struct Prober {
         var visited: Set<String> = [start.description]
         var hops = 0
         while true {
-            let (connection, head) = try requester.send(requester.request(method, url, extra: extra))
+            let (connection, head) = try requester.send(requester.request(method, url, extra: extra), onConnection: track)
             guard [301, 302, 303, 307, 308].contains(head.status), let location = head.location else {
                 return (connection, head, url)
             }

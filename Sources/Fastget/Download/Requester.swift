@@ -42,8 +42,9 @@ final class Requester: Sendable {
     /// Sends `request` and reads the response head, on `reusing` when it can carry another
     /// request, else on a parked connection, else on a new one. A kept connection that the
     /// server closed while idle is replaced by a new one once (the request had not been answered).
+    /// `onConnection` learns what a stop must shut down to unblock this call (nil: nothing now).
     func send(_ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
-              onConnection: (HTTPConnection?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
+              onConnection: ((any Interruptible)?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
         events.post(.request(method: request.method, url: request.url, range: request.fields.first { $0.name == "Range" }?.value))
         let reusable = kept.flatMap { $0.isReusable && $0.origin == request.url.origin ? $0 : nil }
         if let parked = reusable ?? pool.take(origin: request.url.origin) {

@@ -168,9 +168,10 @@ final class SegmentWorker {
             } catch {
                 if transfer.isStopped { return } // our own shutdown, not the server's fault
                 let failure = FastgetError.from(error, url: url)
-                if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url) {
+                if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
                     continue // the redirect target expired; the original URL gave a new one
                 }
+                if transfer.isStopped { return } // stopped while re-resolving it
                 guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)

@@ -23,7 +23,7 @@ final class Transfer: Sendable {
 
     private let stopped = Atomic<Bool>(false)
     private let firstFailure = Locked<FastgetError?>(nil)
-    private let activeConnections = Locked<[Int: HTTPConnection]>([:])
+    private let activeConnections = Locked<[Int: any Interruptible]>([:])
     let runningWorkers = Atomic<Int>(0)
     let retries = Atomic<Int>(0)
     /// For a single stream: the number of bytes the body turned out to have.
@@ -42,6 +42,8 @@ final class Transfer: Sendable {
         /// Whether the URL was re-resolved, and whether a range was served from it since.
         var refreshed = false
         var servedSinceRefresh = false
+        /// A worker is re-resolving it now.
+        var refreshing = false
     }
 
     init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
@@ -67,21 +69,46 @@ final class Transfer: Sendable {
     /// A redirect target answered 403 or 410: signed URLs expire. Resolves the original URL
     /// again (once per expiry: not again until the new target has served a range) and, if it
     /// names the same file (length and validator), sends later requests to the new target.
+    ///
+    /// The probe runs outside the lock, its connections registered as worker `id`'s: a slow
+    /// server holds up neither a stop nor the other workers (those that meet the same expiry
+    /// wait for this probe's answer, in steps a stop ends).
     /// - Returns: whether to try again (at `url`).
-    func refreshExpired(_ failed: HTTPURL) -> Bool {
+    func refreshExpired(_ failed: HTTPURL, worker id: Int) -> Bool {
         guard failed != originalURL.withoutCredentials, failed != originalURL else { return false }
-        return location.withLock { state in
-            if state.url != failed { return true } // another worker re-resolved it already
-            guard !state.refreshed || state.servedSinceRefresh else { return false }
-            state.refreshed = true
-            state.servedSinceRefresh = false
-            guard let fresh = try? Prober(requester: requester).probe(originalURL), fresh.url != failed else { return false }
-            guard fresh.length == resource.length, validator == nil || Validator(fresh) == validator else {
-                failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (re-resolving \(originalURL.withoutCredentials) after \(failed) expired)"))
-                return false
+        enum Step { case retry, giveUp, wait, refresh }
+        while true {
+            let step = location.withLock { state -> Step in
+                if state.url != failed { return .retry } // another worker re-resolved it already
+                if state.refreshing { return .wait }
+                guard !state.refreshed || state.servedSinceRefresh else { return .giveUp }
+                state.refreshed = true
+                state.servedSinceRefresh = false
+                state.refreshing = true
+                return .refresh
             }
-            state.url = fresh.url
-            return true
+            switch step {
+            case .retry: return true
+            case .giveUp: return false
+            case .wait:
+                pause(seconds: 0.01)
+                if isStopped { return false }
+                continue
+            case .refresh:
+                break
+            }
+            let fresh = try? Prober(requester: requester, track: { [self] in track(id, $0) }).probe(originalURL)
+            let changed = fresh.map { $0.length != resource.length || (validator != nil && Validator($0) != validator) } ?? false
+            let usable = location.withLock { state -> Bool in
+                state.refreshing = false
+                guard let fresh, fresh.url != failed, !changed else { return false }
+                state.url = fresh.url
+                return true
+            }
+            if changed {
+                failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (re-resolving \(originalURL.withoutCredentials) after \(failed) expired)"))
+            }
+            return usable
         }
     }
 
@@ -146,7 +173,7 @@ final class Transfer: Sendable {
 
     /// Registers the connection worker `id` is using (nil when it has none), so `stop()` can
     /// unblock it. A connection registered after a stop is shut down at once.
-    func track(_ id: Int, _ connection: HTTPConnection?) {
+    func track(_ id: Int, _ connection: (any Interruptible)?) {
         activeConnections.withLock { connections in
             connections[id] = connection
             if let connection, isStopped { connection.shutdown() }

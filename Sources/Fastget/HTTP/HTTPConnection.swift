@@ -5,7 +5,7 @@ internal import Glibc
 ///
 /// Body bytes are read straight into the caller's buffer (chunked bodies are de-framed there in
 /// place); the connection's own small buffer only holds bytes that arrived with the head.
-package final class HTTPConnection: @unchecked Sendable {
+package final class HTTPConnection: Interruptible, @unchecked Sendable {
     package let stream: any ByteStream
     package let origin: String
     /// Requests answered on this connection so far.
