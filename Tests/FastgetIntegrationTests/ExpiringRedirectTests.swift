@@ -65,10 +65,11 @@ import Testing
         let requests = server.requests
         // Probe, then one re-resolution: two HEADs of the original URL.
         #expect(requests.filter { $0.target == "/file" }.map(\.method) == ["HEAD", "HEAD"])
-        // Two ranges from the first target, the two refused ones again from the second, each
-        // with If-Range: the same file.
+        // Two ranges from the first target, the other two from the second, each with If-Range:
+        // the same file. (A worker that starts after the re-resolution asks the second target
+        // first; the others asked the first one and were refused.)
         let served = requests.filter { $0.method == "GET" && $0.target.hasPrefix("/signed/") }
-        #expect(served.filter { $0.target == "/signed/1" }.count == 4)
+        #expect((3...4).contains(served.filter { $0.target == "/signed/1" }.count))
         #expect(served.filter { $0.target == "/signed/2" }.count == 2)
         #expect(served.allSatisfy { $0.header("If-Range") == "\"fastget-test-1\"" })
     }

@@ -103,6 +103,8 @@ final class Transfer: Sendable {
                 state.refreshing = false
                 guard let fresh, fresh.url != failed, !changed else { return false }
                 state.url = fresh.url
+                // Ranges the old target served while this probe ran say nothing of the new one.
+                state.servedSinceRefresh = false
                 return true
             }
             if changed {
