@@ -20,6 +20,7 @@ enum Soak {
         guard FileManager.default.changeCurrentDirectoryPath(directory.path) else { throw CocoaError(.fileNoSuchFile) }
 
         var kills = 0
+        var earlyKills = 0 // within the first second of a run, where a journal used to be missing
         var files = 0
         var identical = 0
         var refetched: [Double] = []
@@ -39,8 +40,9 @@ enum Soak {
                 process.terminationHandler = { _ in exited.signal() }
                 try process.run()
                 let endedInTime: Bool
+                let delay = Double.random(in: 0.05...1.5, using: &random)
                 if kills < target {
-                    endedInTime = exited.wait(timeout: .now() + Double.random(in: 0.05...1.5, using: &random)) == .success
+                    endedInTime = exited.wait(timeout: .now() + delay) == .success
                 } else {
                     exited.wait()
                     endedInTime = true
@@ -48,6 +50,7 @@ enum Soak {
                 if !endedInTime {
                     kill(process.processIdentifier, kills % 3 == 2 ? SIGINT : SIGKILL)
                     kills += 1
+                    if delay < 1 { earlyKills += 1 }
                     resumes += 1
                     exited.wait()
                 }
@@ -66,7 +69,7 @@ enum Soak {
             say("file \(files): \(resumes) kills, \(served - Int64(size)) bytes fetched twice")
         }
         let sorted = refetched.sorted()
-        say("soak: \(kills) kills over \(files) files, \(identical) of \(files) byte-identical")
+        say("soak: \(kills) kills (\(earlyKills) in a run's first second) over \(files) files, \(identical) of \(files) byte-identical")
         say(String(format: "re-fetched bytes per resume (per-file averages): median %.0f KiB, max %.0f KiB; one %.1f s checkpoint interval carries %d × %.0f KiB, plus up to a 0.1 s coordinator tick and the bytes in flight",
                    median(sorted) / 1024, (sorted.last ?? 0) / 1024, interval, segments, rate * interval / 1024))
         if identical != files { throw HarnessFailure("\(files - identical) files differ") }
