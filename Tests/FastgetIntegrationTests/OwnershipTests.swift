@@ -52,7 +52,9 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
     static let slow = TestServer.Configuration(rate: { _ in 1_048_576 })
 
     @Test func aSecondProcessOnTheSameFileIsRefusedAndTouchesNothing() throws {
-        let server = try TestServer(file: TestFile(data), OwnershipTests.slow)
+        // Slow enough that the first is still running when the second (even a sanitizer
+        // build, slow to start) has given up.
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 256 * 1024 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let arguments = ["-q", "-n", "4", "--checkpoint-interval", "10", "-o", "same.bin", server.url()]
