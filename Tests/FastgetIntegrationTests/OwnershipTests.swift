@@ -194,6 +194,28 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         #expect(server.requests.compactMap { $0.header("Range") }.allSatisfy { !$0.hasPrefix("bytes=0-") })
     }
 
+    @Test func continueStoppedAfterMovingTheFileResumesWithoutAValidatorToo() throws {
+        // -c accepts bytes no validator vouches for; its journal then holds the user's prefix.
+        var file = TestFile(data)
+        file.etag = nil
+        file.lastModified = nil
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("f.bin")
+        let prefix = 1_500_000
+        try Data(data[0..<prefix]).write(to: URL(fileURLWithPath: output + ".part"))
+        let length = Int64(data.count)
+        let entries = [Journal.Entry(start: 0, end: Int64(prefix), written: Int64(prefix)),
+                       Journal.Entry(start: Int64(prefix), end: length, written: Int64(prefix))]
+        let stale = Journal(url: server.url(), finalURL: server.url(), length: length, validator: nil, segments: entries)
+        try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
+        let result = try runProcess(try fastgetExecutable(), ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        #expect(server.requests.compactMap { $0.header("Range") } == ["bytes=\(prefix)-\(data.count - 1)"])
+    }
+
     @Test func continueKeepsTheUsersPrefixAndWritesTheJournalFirst() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()

@@ -37,7 +37,8 @@ struct StartPoint {
         }
         let segmented = resource.isSegmentable && !singleStream
 
-        if segmented, let journal = usableJournal(at: journalPath, partPath: partPath, header: header, notice: notice) {
+        if segmented, let journal = usableJournal(at: journalPath, partPath: partPath, header: header,
+                                                    continuing: options.continuePartial, notice: notice) {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
             return StartPoint(output: output, table: SegmentTable(journal: journal.segments),
                               checkpointer: Checkpointer(path: journalPath, output: output, header: header),
@@ -110,7 +111,9 @@ struct StartPoint {
     /// The journal at `path` when it describes this URL, length and validator (resuming needs
     /// one: without it two versions of the same length look alike) and its `.part` holds what it
     /// claims; otherwise nil, with a notice saying why it was not used.
-    private static func usableJournal(at path: String, partPath: String, header: Journal,
+    /// `continuing` (`-c`): the user accepts bytes no validator vouches for, as `-c` on a file
+    /// does — and such a journal may hold the user's own prefix, moved to `.part`.
+    private static func usableJournal(at path: String, partPath: String, header: Journal, continuing: Bool,
                                       notice: (String) -> Void) -> Journal? {
         switch Checkpointer.load(path) {
         case nil:
@@ -125,7 +128,7 @@ struct StartPoint {
                 else if journal.validator != header.validator {
                     "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
                 }
-                else if journal.validator == nil {
+                else if journal.validator == nil && !continuing {
                     "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
                 }
                 else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" }
