@@ -318,6 +318,7 @@ final class SegmentWorker {
             throw FastgetError.status(head, url: url)
         }
         try transfer.checkEncoding(head, url: url, connection: connection)
+        let expected = try streamLength(head, connection: connection)
         var offset: Int64 = 0
         while true {
             var want = buffer.count
@@ -328,12 +329,36 @@ final class SegmentWorker {
             let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
             transfer.limiter?.giveBack(want - count)
             if count == 0 { break }
+            if let expected, offset + Int64(count) > expected {
+                connection.shutdown()
+                throw FastgetError(.protocolViolation, "server sent more than the \(expected) bytes it announced (\(url))")
+            }
             try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
             offset += Int64(count)
             progress.written.store(offset, ordering: .releasing)
         }
+        // A body that runs to the close cannot tell a dropped connection from its end; a known
+        // length can. Short is a failed attempt (the retry starts over), never a complete file.
+        if let expected, offset < expected {
+            throw TransferError.truncatedBody(received: offset, expected: expected)
+        }
         transfer.requester.pool.park(connection)
         return offset
+    }
+
+    /// The length a single stream's body must have, when anyone said: the response's
+    /// Content-Length, else the probe's. A response announcing another length than the probe
+    /// found means the file changed in between: the download starts over.
+    private func streamLength(_ head: ResponseHead, connection: HTTPConnection) throws -> Int64? {
+        let announced = head.hasTransferEncoding ? nil : head.contentLength
+        guard let probed = transfer.resource.length else { return announced }
+        if let announced, announced != probed {
+            connection.shutdown()
+            let error = FastgetError(.protocolViolation, "the file changed on the server (it is \(announced) bytes now, not \(probed))")
+            transfer.failBecauseChanged(error)
+            throw error
+        }
+        return probed
     }
 }
 
