@@ -90,22 +90,19 @@ package final class HTTPConnection: @unchecked Sendable {
                 parser = HeadParser()
                 continue
             }
+            let hasBody = !(method == "HEAD" || head.status == 204 || head.status == 304)
+            if hasBody { try head.checkTransferCoding() }
             responses += 1
             broken = false
             keepAlive = head.allowsKeepAlive
             bodyReceived = 0
             bodyExpected = nil
-            if method == "HEAD" || head.status == 204 || head.status == 304 {
+            if !hasBody {
                 framing = .none
             } else if head.hasTransferEncoding {
-                // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3); a coding other than a
-                // final chunked means the body runs to the close.
-                if head.isChunked {
-                    framing = .chunked(ChunkedDecoder())
-                } else {
-                    framing = .untilClose
-                    keepAlive = false
-                }
+                // Exactly `chunked` (checked above); it overrides Content-Length (RFC 9112 §6.3),
+                // and a server sending both may have its framing read differently by a proxy.
+                framing = .chunked(ChunkedDecoder())
                 if head.contentLength != nil { keepAlive = false }
             } else if let length = head.contentLength {
                 bodyExpected = length
