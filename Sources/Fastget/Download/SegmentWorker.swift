@@ -218,7 +218,8 @@ final class SegmentWorker {
                 count = try splice(from: socket, through: pipe, connection, segment: segment, at: offset, limit: limit)
             } else {
                 let want = Int(min(Int64(buffer.count), limit))
-                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                                   deadline: transfer.requester.ioDeadline)
                 if read > 0 { try confirmOwnership(connection) }
                 // A steal that landed during the read: keep only the bytes still ours.
                 count = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
@@ -251,7 +252,7 @@ final class SegmentWorker {
             measuredSpeed = Int64(Double(offset - start) / seconds)
         }
         // Everything asked for is in; keep the connection only if the body ended exactly there.
-        if try connection.finishBody(scratch: buffer) {
+        if try connection.finishBody(scratch: buffer, deadline: transfer.requester.ioDeadline) {
             kept = connection
         } else {
             connection.shutdown()
@@ -269,7 +270,8 @@ final class SegmentWorker {
         } catch where error.errno == EINVAL || error.errno == ENOSYS {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
-            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                               deadline: transfer.requester.ioDeadline)
             if read > 0 {
                 try confirmOwnership(connection)
                 try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset)
@@ -326,7 +328,8 @@ final class SegmentWorker {
                 want = limiter.take(upTo: want) { transfer.isStopped }
                 if want == 0 { throw FastgetError(.cancelled, transfer.stopReason) }
             }
-            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                                deadline: transfer.requester.ioDeadline)
             transfer.limiter?.giveBack(want - count)
             if count == 0 { break }
             if let expected, offset + Int64(count) > expected {

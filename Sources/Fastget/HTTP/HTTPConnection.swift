@@ -117,7 +117,11 @@ package final class HTTPConnection: @unchecked Sendable {
 
     /// Reads body bytes into `buffer`; returns 0 once the body has ended.
     /// Throws `TransferError.truncatedBody` when the connection ends before the body does.
-    package func readBody(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    ///
+    /// `deadline` (monotonic seconds) bounds the reads that bring framing but no data (chunk
+    /// headers, the last chunk, trailers), which could otherwise trickle in forever; past it the
+    /// call throws `TransferError.slowBody`. Each read is bounded by the I/O timeout anyway.
+    package func readBody(into buffer: UnsafeMutableRawBufferPointer, deadline: Double? = nil) throws -> Int {
         precondition(buffer.count > 0)
         switch framing {
         case .none:
@@ -145,6 +149,10 @@ package final class HTTPConnection: @unchecked Sendable {
                     let take = min(bufferedEnd - bufferedStart, buffer.count)
                     raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(receive)[bufferedStart..<(bufferedStart + take)])
                 } else {
+                    if let deadline, MonotonicClock.seconds() > deadline {
+                        broken = true
+                        throw TransferError.slowBody
+                    }
                     let count = try stream.read(into: buffer)
                     if count == 0 {
                         broken = true
@@ -188,8 +196,10 @@ package final class HTTPConnection: @unchecked Sendable {
     package func invalidate() { broken = true }
 
     /// Called once the caller has every body byte it wanted: whether the body ended exactly
-    /// there. A close-delimited body is abandoned (and the connection with it).
-    package func finishBody(scratch: UnsafeMutableRawBufferPointer) throws -> Bool {
+    /// there. A close-delimited body is abandoned (and the connection with it), and so is a
+    /// chunked one whose end has not arrived by `deadline` (monotonic seconds): its data is all
+    /// in, and a server trickling the last chunk or trailers must not hold the worker.
+    package func finishBody(scratch: UnsafeMutableRawBufferPointer, deadline: Double) throws -> Bool {
         switch framing {
         case .none:
             return true
@@ -200,18 +210,23 @@ package final class HTTPConnection: @unchecked Sendable {
         case .length:
             return false
         case .chunked:
-            return try readBody(into: scratch) == 0
+            do {
+                return try readBody(into: scratch, deadline: deadline) == 0
+            } catch TransferError.slowBody {
+                return false
+            }
         }
     }
 
     /// Reads and drops the rest of a small body so the connection can be reused; gives up
-    /// (leaving it unusable) past `limit` bytes.
-    package func discardBody(limit: Int = 64 * 1024) {
+    /// (leaving it unusable) past `limit` bytes or past `deadline` (monotonic seconds), since
+    /// a body that trickles in could otherwise hold the request forever.
+    package func discardBody(limit: Int = 64 * 1024, deadline: Double) {
         var dropped = 0
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { scratch.deallocate() }
-        while dropped <= limit {
-            guard let count = try? readBody(into: scratch) else { broken = true; return }
+        while dropped <= limit && MonotonicClock.seconds() <= deadline {
+            guard let count = try? readBody(into: scratch, deadline: deadline) else { broken = true; return }
             if count == 0 { return }
             dropped += count
         }
