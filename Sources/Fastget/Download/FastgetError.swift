@@ -153,7 +153,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 return FastgetError(.notFound, "TLS: \(error.reason)")
             case .handshake:
                 return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)")
-            case .transfer:
+            case .transfer, .truncated:
                 return FastgetError(.temporary, "TLS with \(url.authority) failed: \(error.reason)")
             }
         case let error as HTTPParseError:

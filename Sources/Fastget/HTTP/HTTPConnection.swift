@@ -110,6 +110,7 @@ package final class HTTPConnection: @unchecked Sendable {
             } else {
                 framing = .untilClose
                 keepAlive = false
+                stream.requireAnnouncedEnd()
             }
             return head
         }
@@ -137,7 +138,12 @@ package final class HTTPConnection: @unchecked Sendable {
             framing = remaining == Int64(count) ? .none : .length(remaining: remaining - Int64(count))
             return count
         case .untilClose:
-            let count = try readRaw(into: buffer)
+            let count: Int
+            do {
+                count = try readRaw(into: buffer)
+            } catch let error as TLSError where error.kind == .truncated {
+                throw TransferError.unannouncedClose(received: bodyReceived)
+            }
             bodyReceived += Int64(count)
             if count == 0 { framing = .none }
             return count

@@ -11,6 +11,9 @@ package struct TLSError: Error, Sendable, CustomStringConvertible {
         case configuration
         /// A TLS record failed after the handshake.
         case transfer
+        /// The connection closed without a close_notify where its end marks the end of the
+        /// data (see `ByteStream.requireAnnouncedEnd`): the data may have been cut short.
+        case truncated
     }
 
     package let kind: Kind

@@ -67,10 +67,26 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         SSL_free(ssl)
     }
 
+    /// Whether an end without close_notify is a truncation (see `requireAnnouncedEnd`).
+    private var announcedEndRequired = false
+    /// The failure that ended reading, reported again by every later `read`: after a fatal
+    /// error OpenSSL may answer the next read as if the stream had merely ended.
+    private var readFailure: (any Error)?
+
+    /// A close-delimited body follows: its end counts only with a close_notify. The context
+    /// ignores an unexpected EOF (reads it as a clean end) for everything else, because heads,
+    /// Content-Length and chunked bodies carry their own end, and because the fatal error
+    /// OpenSSL raises otherwise spoils the session the download's other connections resume.
+    package func requireAnnouncedEnd() {
+        announcedEndRequired = true
+        SSL_clear_options(ssl, fastget_SSL_OP_IGNORE_UNEXPECTED_EOF())
+    }
+
     /// Reads at least one byte (blocking for the first record only), then whatever further
     /// records are already buffered, until `buffer` is full: one call per buffer, not per
     /// 16 KiB record.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let readFailure { throw readFailure }
         var total = 0
         while total < buffer.count {
             if total > 0 && SSL_has_pending(ssl) == 0 { break }
@@ -81,8 +97,15 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
                 saveSession()
                 continue
             }
-            if total > 0 { return total } // report the failure on the next call
-            if let error = failure(of: "read", SSL_get_error(ssl, 0)) { throw error }
+            let failure = failure(of: "read", SSL_get_error(ssl, 0))
+            if total > 0 {
+                readFailure = failure // reported by the next call
+                return total
+            }
+            if let failure {
+                readFailure = failure
+                throw failure
+            }
             return 0
         }
         return total
@@ -118,16 +141,20 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     /// Maps an `SSL_get_error` result to an error; nil means a clean end of stream.
     private func failure(of operation: String, _ code: Int32) -> (any Error)? {
         let savedErrno = errno
+        let unannouncedEnd = TLSError(kind: .truncated, reason: "the connection closed without a TLS close_notify")
         switch code {
         case SSL_ERROR_ZERO_RETURN:
             return nil
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             // A blocking socket reports its SO_RCVTIMEO/SO_SNDTIMEO expiry this way.
             return SystemError(operation == "read" ? "recv" : "send", errno: EAGAIN)
+        case SSL_ERROR_SSL where fastget_ERR_is_unexpected_eof(ERR_peek_error()) != 0:
+            ERR_clear_error()
+            return unannouncedEnd
         case SSL_ERROR_SYSCALL:
             let queued = TLSError.queueText()
             if !queued.isEmpty { return TLSError(kind: .transfer, reason: queued) }
-            if savedErrno == 0 { return nil }
+            if savedErrno == 0 { return announcedEndRequired ? unannouncedEnd : nil }
             return SystemError(operation == "read" ? "recv" : "send", errno: savedErrno)
         default:
             let queued = TLSError.queueText()
