@@ -26,13 +26,19 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         ERR_clear_error()
         SSL_set_fd(ssl, socket.descriptor)
         SSL_set_read_ahead(ssl, 1)
+        // Fail closed: a name OpenSSL does not take would leave the certificate checked against
+        // no name at all (an empty one even clears the check).
+        let refused = TLSError(kind: .handshake, reason: "cannot verify the certificate for \(host.debugDescription): OpenSSL refused the name")
         if hostIsIPAddress {
             if context.verifiesPeer {
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+                guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else { throw refused }
             }
         } else {
-            _ = fastget_SSL_set_tlsext_host_name(ssl, host)
-            if context.verifiesPeer { SSL_set1_host(ssl, host) }
+            guard fastget_SSL_set_tlsext_host_name(ssl, host) == 1 else { throw refused }
+            // With the length given, a name with a NUL byte is refused instead of cut short at it.
+            if context.verifiesPeer {
+                guard !host.isEmpty, X509_VERIFY_PARAM_set1_host(SSL_get0_param(ssl), host, host.utf8.count) == 1 else { throw refused }
+            }
         }
         if let session = context.session(for: sessionKey) {
             SSL_set_session(ssl, session)
