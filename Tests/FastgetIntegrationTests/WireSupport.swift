@@ -4,17 +4,17 @@ import Foundation
 import Testing
 
 /// Runs the built `fastget` in `directory`; with `stdout`, its standard output goes to that file
-/// (binary bytes survive). Returns the result and the seconds it took.
+/// (binary bytes survive); `environment` replaces the test's own. Returns the result and the seconds it took.
 func timedFastget(_ arguments: [String], in directory: TemporaryDirectory, stdout: String? = nil,
-                  timeout: Double = 60) throws -> (result: ProcessResult, seconds: Double) {
+                  environment: [String: String]? = nil, timeout: Double = 60) throws -> (result: ProcessResult, seconds: Double) {
     let started = Date()
     let result: ProcessResult
     if let stdout {
         let shell = try #require(findExecutable("sh"))
         let command = ([try fastgetExecutable()] + arguments).map { "'\($0)'" }.joined(separator: " ") + " > '\(stdout)'"
-        result = try runProcess(shell, ["-c", command], in: directory.path, timeout: timeout)
+        result = try runProcess(shell, ["-c", command], in: directory.path, environment: environment, timeout: timeout)
     } else {
-        result = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: timeout)
+        result = try runProcess(try fastgetExecutable(), arguments, in: directory.path, environment: environment, timeout: timeout)
     }
     return (result, Date().timeIntervalSince(started))
 }

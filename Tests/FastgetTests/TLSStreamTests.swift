@@ -9,12 +9,13 @@ import Testing
     func refusesToConnectWhenTheNameToVerifyIsRejected(host: String, isIPAddress: Bool) throws {
         let server = try TestServer { _ in .hang }
         defer { server.stop() }
-        let address = try #require(try Resolver.resolve(host: "127.0.0.1", port: server.port).first)
-        let socket = try Socket.connect(to: address, timeout: 5)
-        socket.setTimeouts(read: 2, write: 2) // the server never answers a handshake
+        let deadline = MonotonicClock.seconds() + 5 // the server never answers a handshake
+        let address = try #require(try Resolver.resolve(host: "127.0.0.1", port: server.port, deadline: deadline).first)
+        let socket = try Socket.connect(to: address, deadline: deadline)
         let context = try TLSContext(caFile: nil, verifyPeer: true)
         #expect {
-            _ = try TLSStream(socket: socket, context: context, host: host, hostIsIPAddress: isIPAddress, port: server.port)
+            _ = try TLSStream(socket: socket, context: context, host: host, hostIsIPAddress: isIPAddress, port: server.port,
+                              deadline: deadline)
         } throws: { error in
             guard let error = error as? TLSError else { return false }
             return error.kind == .handshake && error.reason.hasPrefix("cannot verify the certificate for")

@@ -7,6 +7,8 @@ package struct TLSError: Error, Sendable, CustomStringConvertible {
         case verification
         /// The handshake failed for another reason (protocol version, alert, reset).
         case handshake
+        /// The handshake did not finish by the connect deadline.
+        case timedOut
         /// The trust store or a CA file could not be loaded.
         case configuration
         /// A TLS record failed after the handshake.

@@ -1,13 +1,12 @@
 internal import COpenSSL
 internal import Glibc
 
-/// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O.
+/// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O
+/// after a handshake bounded by the connect deadline.
 package final class TLSStream: ByteStream, @unchecked Sendable {
     private let ssl: OpaquePointer
     private let socket: Socket
 
-    /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
-    /// verified against the certificate's IP addresses and are not sent as SNI.
     private let context: TLSContext
     private let sessionKey: String
     private var sessionSaved = false
@@ -15,7 +14,14 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     /// Whether the handshake resumed an earlier session of this download (no full handshake).
     package var resumedSession: Bool { SSL_session_reused(ssl) == 1 }
 
-    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int) throws(TLSError) {
+    /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
+    /// verified against the certificate's IP addresses and are not sent as SNI.
+    ///
+    /// `socket` must still be in its non-blocking phase (see `Socket.connect`): the handshake
+    /// ends by `deadline` (monotonic seconds) or fails with `.timedOut`, however its bytes
+    /// trickle in. The caller makes the socket blocking afterwards.
+    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int,
+                 deadline: Double) throws(TLSError) {
         self.context = context
         sessionKey = "\(host):\(port)"
         guard let ssl = SSL_new(context.context) else {
@@ -44,10 +50,29 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
             SSL_set_session(ssl, session)
             SSL_SESSION_free(session)
         }
-        let result = SSL_connect(ssl)
-        if result != 1 {
+        try handshake(until: deadline)
+    }
+
+    /// `SSL_connect` on the non-blocking socket, waiting for it with `poll` against `deadline`:
+    /// a blocking socket's SO_RCVTIMEO bounds each read, and a server trickling its handshake a
+    /// byte at a time would never let one expire.
+    private func handshake(until deadline: Double) throws(TLSError) {
+        while true {
+            ERR_clear_error()
+            let result = SSL_connect(ssl)
+            if result == 1 { return }
             let error = SSL_get_error(ssl, result)
             let savedErrno = errno
+            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
+                let ready: Bool
+                do {
+                    ready = try socket.wait(for: error == SSL_ERROR_WANT_READ ? .readable : .writable, until: deadline)
+                } catch {
+                    throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(error.reason)")
+                }
+                guard ready else { throw TLSError(kind: .timedOut, reason: "TLS handshake timed out") }
+                continue
+            }
             let verify = SSL_get_verify_result(ssl)
             let queued = TLSError.queueText()
             if context.verifiesPeer && verify != Int(X509_V_OK) {
@@ -55,9 +80,6 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
                 throw TLSError(kind: .verification, reason: "certificate verification failed: \(reason)")
             }
             if error == SSL_ERROR_SYSCALL && queued.isEmpty {
-                if savedErrno == EAGAIN || savedErrno == EWOULDBLOCK {
-                    throw TLSError(kind: .handshake, reason: "TLS handshake timed out")
-                }
                 let why = savedErrno == 0 ? "connection closed by the server" : SystemError.describe(savedErrno)
                 throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(why)")
             }
