@@ -68,7 +68,7 @@ package enum Resolver {
         if case .success(let numeric) = addresses(host: host, port: port, flags: AI_NUMERICHOST) { return numeric }
         let pending = PendingLookup()
         do {
-            _ = try PosixThread(stackSize: 256 * 1024) { pending.finish(lookup(host, port)) }
+            _ = try PosixThread { pending.finish(lookup(host, port)) }
         } catch {
             // No thread to spare: better a lookup without a bound than none.
             return try lookup(host, port).get()
