@@ -37,6 +37,12 @@ static inline uint64_t fastget_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_O
 static inline uint64_t fastget_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_COMPRESSION; }
 static inline uint64_t fastget_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 
+// Whether an error code is OpenSSL's "unexpected eof while reading": the peer closed TCP
+// without a close_notify (reported this way only when SSL_OP_IGNORE_UNEXPECTED_EOF is off).
+static inline int fastget_ERR_is_unexpected_eof(unsigned long code) {
+    return ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
+
 static inline long fastget_SSL_MODE_AUTO_RETRY(void) { return SSL_MODE_AUTO_RETRY; }
 static inline long fastget_SSL_MODE_RELEASE_BUFFERS(void) { return SSL_MODE_RELEASE_BUFFERS; }
 

@@ -220,7 +220,7 @@ enum ArgumentParser {
           --noproxy LIST      hosts reached directly: names, .domains, addresses, * (default: no_proxy)
           --cacert FILE       trust the CA certificates in FILE (PEM) instead of the system store
       -k, --insecure          do not verify the server's certificate or host name
-          --connect-timeout S seconds to wait for a connection (default 15)
+          --connect-timeout S seconds to connect: name lookup, TCP, proxy tunnel, TLS (default 15)
           --timeout S         seconds a read may wait for data before retrying (default 30)
           --retries N         retries per segment after temporary failures (default 5)
           --checkpoint-interval S  seconds between journal checkpoints (default 1)

@@ -41,6 +41,12 @@ final class ServerChannel {
 
     deinit { if let ssl { SSL_free(ssl) } }
 
+    /// Over TLS, tells the client that the data ends here (a close_notify alert); the TCP close
+    /// follows when the connection is closed. Nothing for plain HTTP.
+    func sendCloseNotify() {
+        if let ssl { _ = SSL_shutdown(ssl) }
+    }
+
     /// Reads some bytes; 0 or less means the peer is gone.
     func read(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         if let ssl {

@@ -46,6 +46,9 @@ public enum TestResponse: Sendable {
     case hang
     /// Send these bytes one at a time, one every `interval` seconds (a slowloris server).
     case trickle([UInt8], interval: Double)
+    /// Send `sent` at once, then `trickled` one byte every `interval` seconds, then close: a head
+    /// on time followed by a body (or chunked trailer) that crawls.
+    case trickleAfter(sent: [UInt8], trickled: [UInt8], interval: Double)
 }
 
 /// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.
@@ -106,6 +109,9 @@ public struct TestFile: Sendable {
     public var extraFields: [String] = []
     /// Bytes sent after every GET body, beyond its length (a server that sends too much).
     public var excess: [UInt8] = []
+    /// Over TLS, end a close-delimited body with a close_notify, as real servers do (false: only
+    /// the TCP FIN, which is all an attacker on the path can forge).
+    public var closeNotify = true
 
     public init(_ bytes: [UInt8]) { content = .memory(bytes) }
 

@@ -20,6 +20,13 @@ extension TestServer {
                 usleep(useconds_t(interval * 1e6))
             }
             return false
+        case .trickleAfter(let sent, let trickled, let interval):
+            guard sent.withUnsafeBytes({ channel.write($0) }) else { return false }
+            for byte in trickled where !isStopped {
+                guard channel.write(String(decoding: [byte], as: UTF8.self)) else { return false }
+                usleep(useconds_t(interval * 1e6))
+            }
+            return false
         case .hang:
             var byte: UInt8 = 0
             while !isStopped && recv(channel.fd, &byte, 1, 0) > 0 {}
@@ -103,6 +110,8 @@ extension TestServer {
             let end = cutAt.map { min(body.lowerBound + $0, body.upperBound) } ?? body.upperBound
             sent = source.send(body.lowerBound..<end, on: channel)
             if sent == end - body.lowerBound, !file.excess.isEmpty { _ = file.excess.withUnsafeBytes { channel.write($0) } }
+            // A body cut short ends as a crashed server's would: without close_notify.
+            if cutAt == nil && file.closeNotify { channel.sendCloseNotify() }
             return false
         }
     }

@@ -14,12 +14,25 @@ public final class TestServer: Sendable {
         public var tls: TestIdentity?
         /// Bytes per second for the connection with the given accept index (0, 1, …); nil for unlimited.
         public var rate: (@Sendable (Int) -> Double?)?
+        /// Instead of serving, hold every connection in a TLS handshake that never completes.
+        public var stalledHandshake: StalledHandshake?
 
-        public init(ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil) {
+        public init(ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
+                    stalledHandshake: StalledHandshake? = nil) {
             self.ipv6 = ipv6
             self.tls = tls
             self.rate = rate
+            self.stalledHandshake = stalledHandshake
         }
+    }
+
+    /// How a connection is held in its TLS handshake (the URL is still `https`).
+    public enum StalledHandshake: Sendable {
+        /// Read the ClientHello and answer nothing.
+        case silent
+        /// Answer the ClientHello with the header of a 16 KiB handshake record, then its body
+        /// one byte every `interval` seconds: each read gets data in time, the handshake never ends.
+        case trickle(interval: Double)
     }
 
     public let port: Int
@@ -92,7 +105,7 @@ public final class TestServer: Sendable {
 
     /// `http://127.0.0.1:PORT` (or `https://`, or `[::1]`) + `path`.
     public func url(_ path: String = "/file.bin") -> String {
-        let scheme = configuration.tls == nil ? "http" : "https"
+        let scheme = configuration.tls == nil && configuration.stalledHandshake == nil ? "http" : "https"
         let host = address.contains(":") ? "[\(address)]" : address
         return "\(scheme)://\(host):\(port)\(path)"
     }
@@ -148,11 +161,31 @@ public final class TestServer: Sendable {
             if isStopped { shutdown(client, Int32(SHUT_RDWR)) }
             let number = accepted.wrappingAdd(1, ordering: .relaxed).oldValue
             _ = try? PosixThread { [self] in
-                if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number)) {
+                if let stall = configuration.stalledHandshake {
+                    hold(client, stall)
+                } else if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number)) {
                     serve(channel, number: number)
                 }
                 connections.withLock { _ = $0.remove(client) }
                 close(client)
+            }
+        }
+    }
+
+    /// Keeps the client in its handshake until it gives up or the server stops.
+    private func hold(_ fd: Int32, _ stall: StalledHandshake) {
+        var hello = [UInt8](repeating: 0, count: 16 * 1024)
+        guard recv(fd, &hello, hello.count, 0) > 0 else { return }
+        switch stall {
+        case .silent:
+            while !isStopped && recv(fd, &hello, hello.count, 0) > 0 {}
+        case .trickle(let interval):
+            // A TLS 1.2 handshake record announcing 16384 bytes.
+            var bytes: [UInt8] = [0x16, 0x03, 0x03, 0x40, 0x00]
+            guard send(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return }
+            var byte: UInt8 = 0x02
+            while !isStopped && send(fd, &byte, 1, Int32(MSG_NOSIGNAL)) == 1 {
+                usleep(useconds_t(interval * 1e6))
             }
         }
     }

@@ -50,6 +50,12 @@ final class EventLog: Sendable {
 
     var finalEvents: [DownloadEvent] { events.filter(\.isFinal) }
 
+    /// The segments of the latest progress event.
+    var segments: [SegmentProgress] {
+        for event in events.reversed() { if case .progress(let progress) = event { return progress.segments } }
+        return []
+    }
+
     /// The bytes written according to the latest progress event.
     var completedBytes: Int64 {
         for event in events.reversed() { if case .progress(let progress) = event { return progress.completedBytes } }

@@ -149,11 +149,13 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let result = try fastget(["-v", "-n", "2", "--cacert", identity.certificatePath, "-o", "v.bin", server.url()], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(data))
-        // One full handshake (the probe); every later connection resumed its session.
+        // One full handshake (the probe); every later connection resumed its session. At least
+        // one worker connection besides the probe's; whether the other segment gets its own is
+        // the scheduler's call (a worker may take it on its kept connection).
         let line = try #require(result.stderr.split(separator: "\n").last.map(String.init))
         let words = line.split(separator: " ")
         let connections = try #require(Int(words[1]))
-        #expect(connections == server.connectionCount && connections >= 3, "\(line)")
+        #expect(connections == server.connectionCount && connections >= 2, "\(line)")
         #expect(line.hasPrefix("fastget: \(connections) connections (TLS handshakes: 1 full, \(connections - 1) resumed), "), "\(line)")
         #expect(line.contains(" steals, ") && line.contains(" hedges won, ") && line.hasSuffix(" retries"), "\(line)")
     }

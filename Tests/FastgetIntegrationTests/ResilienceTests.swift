@@ -115,14 +115,17 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
         options.output = directory.file("f.bin")
         let report = try Download(url: server.url(), options: options).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
-        // One full handshake (the probe's); every other connection resumed (a retry on a loaded
-        // machine may add connections, never full handshakes).
-        #expect(report.connections >= 5 && report.fullHandshakes == 1 && report.resumedHandshakes == report.connections - 1,
+        // One full handshake (the probe's); every other connection resumed. How many there are
+        // is the scheduler's call (a worker that finds its segment's neighbour unclaimed takes it
+        // on its kept connection; a retry adds one), but there is at least one beside the probe's,
+        // which is closed (the file is larger than a segment).
+        #expect(report.connections >= 2 && report.fullHandshakes == 1 && report.resumedHandshakes == report.connections - 1,
                 "\(report.connections) connections, \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed, \(report.retries) retries")
         // The probe's handshake is full; the segments' connections resume its session.
         let requests = server.requests
         #expect(requests.first?.method == "HEAD" && requests.first?.tlsResumed == false)
-        let resumed = requests.filter { $0.method == "GET" }.map(\.tlsResumed)
-        #expect(resumed.count == 4 && !resumed.contains(false), "\(resumed)")
+        let gets = requests.filter { $0.method == "GET" }
+        #expect(Set(gets.compactMap { $0.header("Range") }).count >= 4, "each of the four segments asked for")
+        #expect(!gets.isEmpty && gets.allSatisfy(\.tlsResumed), "\(gets.map(\.tlsResumed))")
     }
 }

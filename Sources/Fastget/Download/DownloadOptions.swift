@@ -35,7 +35,8 @@ public struct DownloadOptions: Sendable {
     public var caFile: String?
     /// Skip certificate and host name verification.
     public var insecure: Bool = false
-    /// Seconds to wait for a TCP connection.
+    /// Seconds to set up a connection, every step together: name lookup, TCP connect (over
+    /// every address), proxy tunnel and TLS handshake.
     public var connectTimeout: Double = 15
     /// Seconds a read or write may wait for the network before the attempt fails.
     public var timeout: Double = 30

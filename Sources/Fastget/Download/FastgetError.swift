@@ -161,7 +161,9 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 return FastgetError(.notFound, "TLS: \(error.reason)")
             case .handshake:
                 return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)")
-            case .transfer:
+            case .timedOut:
+                return FastgetError(.temporary, "TLS handshake with \(url.authority) timed out")
+            case .transfer, .truncated:
                 return FastgetError(.temporary, "TLS with \(url.authority) failed: \(error.reason)")
             }
         case let error as HTTPParseError:

@@ -30,7 +30,7 @@ struct Prober {
                 throw FastgetError(.protocolViolation,
                                    "server answered bytes=0-0 with Content-Range '\(head.value("content-range") ?? "")' (\(url))")
             }
-            connection.discardBody()
+            connection.discardBody(deadline: requester.ioDeadline)
             release(connection, length: range.completeLength)
             guard let complete = range.completeLength else {
                 return resource(url, head, length: nil, ranges: false)
@@ -39,7 +39,7 @@ struct Prober {
         case 416:
             // "bytes */0": an empty file (there is no byte 0 to send).
             let range = try? head.contentRange()
-            connection.discardBody()
+            connection.discardBody(deadline: requester.ioDeadline)
             requester.pool.park(connection)
             if let range, range.first == nil, range.completeLength == 0 {
                 return resource(url, head, length: 0, ranges: false)
@@ -85,7 +85,7 @@ struct Prober {
             guard [301, 302, 303, 307, 308].contains(head.status), let location = head.location else {
                 return (connection, head, url)
             }
-            connection.discardBody()
+            connection.discardBody(deadline: requester.ioDeadline)
             requester.pool.park(connection)
             hops += 1
             guard hops <= Prober.maximumRedirects else {

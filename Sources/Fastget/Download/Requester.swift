@@ -36,8 +36,9 @@ final class Requester: Sendable {
         return HTTPRequest(method: method, url: url, fields: fields)
     }
 
-    /// When a response head must be complete: one I/O timeout from now.
-    private var headDeadline: Double { MonotonicClock.seconds() + options.timeout }
+    /// One I/O timeout from now: when a response head must be complete, and when a body read
+    /// only to be dropped or finished (or a stretch of chunked framing) must have ended.
+    var ioDeadline: Double { MonotonicClock.seconds() + options.timeout }
 
     /// Sends `request` and reads the response head, on `reusing` when it can carry another
     /// request, else on a parked connection, else on a new one. A kept connection that the
@@ -51,7 +52,7 @@ final class Requester: Sendable {
             onConnection(parked)
             do {
                 try parked.send(request)
-                return (parked, try parked.readHead(method: request.method, deadline: headDeadline))
+                return (parked, try parked.readHead(method: request.method, deadline: ioDeadline))
             } catch TransferError.closedBeforeResponse(reused: true) {
                 // fall through to a new connection
             } catch let error as SystemError where !error.isTimeout {
@@ -66,6 +67,6 @@ final class Requester: Sendable {
         let connection = try connector.connect(to: request.url)
         onConnection(connection)
         try connection.send(request)
-        return (connection, try connection.readHead(method: request.method, deadline: headDeadline))
+        return (connection, try connection.readHead(method: request.method, deadline: ioDeadline))
     }
 }

@@ -216,7 +216,8 @@ final class SegmentWorker {
                 count = try splice(from: socket, through: pipe, connection, segment: segment, at: offset, limit: limit)
             } else {
                 let want = Int(min(Int64(buffer.count), limit))
-                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                                   deadline: transfer.requester.ioDeadline)
                 if read > 0 { try confirmOwnership(connection) }
                 // A steal that landed during the read: keep only the bytes still ours.
                 count = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
@@ -249,7 +250,7 @@ final class SegmentWorker {
             measuredSpeed = Int64(Double(offset - start) / seconds)
         }
         // Everything asked for is in; keep the connection only if the body ended exactly there.
-        if try connection.finishBody(scratch: buffer) {
+        if try connection.finishBody(scratch: buffer, deadline: transfer.requester.ioDeadline) {
             kept = connection
         } else {
             connection.shutdown()
@@ -267,7 +268,8 @@ final class SegmentWorker {
         } catch where error.errno == EINVAL || error.errno == ENOSYS {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
-            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                               deadline: transfer.requester.ioDeadline)
             if read > 0 {
                 try confirmOwnership(connection)
                 try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset)
@@ -316,6 +318,7 @@ final class SegmentWorker {
             throw FastgetError.status(head, url: url)
         }
         try transfer.checkEncoding(head, url: url, connection: connection)
+        let expected = try streamLength(head, connection: connection)
         var offset: Int64 = 0
         while true {
             var want = buffer.count
@@ -323,15 +326,40 @@ final class SegmentWorker {
                 want = limiter.take(upTo: want) { transfer.isStopped }
                 if want == 0 { throw FastgetError(.cancelled, transfer.stopReason) }
             }
-            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                                                deadline: transfer.requester.ioDeadline)
             transfer.limiter?.giveBack(want - count)
             if count == 0 { break }
+            if let expected, offset + Int64(count) > expected {
+                connection.shutdown()
+                throw FastgetError(.protocolViolation, "server sent more than the \(expected) bytes it announced (\(url))")
+            }
             try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
             offset += Int64(count)
             progress.written.store(offset, ordering: .releasing)
         }
+        // A body that runs to the close cannot tell a dropped connection from its end; a known
+        // length can. Short is a failed attempt (the retry starts over), never a complete file.
+        if let expected, offset < expected {
+            throw TransferError.truncatedBody(received: offset, expected: expected)
+        }
         transfer.requester.pool.park(connection)
         return offset
+    }
+
+    /// The length a single stream's body must have, when anyone said: the response's
+    /// Content-Length, else the probe's. A response announcing another length than the probe
+    /// found means the file changed in between: the download starts over.
+    private func streamLength(_ head: ResponseHead, connection: HTTPConnection) throws -> Int64? {
+        let announced = head.hasTransferEncoding ? nil : head.contentLength
+        guard let probed = transfer.resource.length else { return announced }
+        if let announced, announced != probed {
+            connection.shutdown()
+            let error = FastgetError(.protocolViolation, "the file changed on the server (it is \(announced) bytes now, not \(probed))")
+            transfer.failBecauseChanged(error)
+            throw error
+        }
+        return probed
     }
 }
 

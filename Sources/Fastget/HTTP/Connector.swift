@@ -47,34 +47,44 @@ package final class Connector: Sendable {
     /// A new connection to `url`'s origin, directly or through the proxy `proxies` names for it
     /// (plain HTTP in absolute form; HTTPS through a `CONNECT` tunnel). Throws `ResolveError`,
     /// `SystemError` (connect), `TLSError`, or `FastgetError` for a proxy that refuses.
+    ///
+    /// Name resolution, the TCP connect (over every address), the tunnel and the TLS handshake
+    /// share one deadline, `connectTimeout` from now: a peer slow at each step must not get the
+    /// timeout once per step, nor a handshake trickling in byte by byte hold it forever.
     package func connect(to url: HTTPURL) throws -> HTTPConnection {
+        let deadline = MonotonicClock.seconds() + connectTimeout
         let proxy = try proxies.proxy(for: url)
-        let socket = try open(proxy ?? url)
-        socket.setTimeouts(read: ioTimeout, write: ioTimeout)
+        let socket = try open(proxy ?? url, deadline: deadline)
         let stream: any ByteStream
         if url.scheme == .https {
-            if let proxy { try tunnel(socket, to: url, through: proxy) }
+            if let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
             let tlsStream = try TLSStream(socket: socket, context: try tls(), host: url.host,
-                                          hostIsIPAddress: url.hostIsIPAddress, port: url.port)
+                                          hostIsIPAddress: url.hostIsIPAddress, port: url.port, deadline: deadline)
             let resumed = tlsStream.resumedSession
             counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
             stream = tlsStream
         } else {
             stream = socket
         }
+        socket.makeBlocking(readTimeout: ioTimeout, writeTimeout: ioTimeout)
         counts.withLock { $0.connections += 1 }
         let viaProxy = proxy != nil && url.scheme == .http
         return HTTPConnection(stream: stream, origin: url.origin, viaProxy: viaProxy,
                               proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
     }
 
-    /// A TCP connection to `url`'s host, trying every address it resolves to.
-    private func open(_ url: HTTPURL) throws -> Socket {
-        let addresses = try Resolver.resolve(host: url.host, port: url.port)
+    /// A TCP connection to `url`'s host, trying every address it resolves to by `deadline`.
+    /// While other addresses remain, an attempt gets half the time left: one address that
+    /// drops every packet (a broken IPv6 route) must not use it all.
+    private func open(_ url: HTTPURL, deadline: Double) throws -> Socket {
+        let addresses = try Resolver.resolve(host: url.host, port: url.port, deadline: deadline)
         var lastError: any Error = SystemError("connect", errno: 113 /* EHOSTUNREACH */)
-        for address in addresses {
+        for (index, address) in addresses.enumerated() {
+            let now = MonotonicClock.seconds()
+            guard now < deadline else { throw SystemError.timedOut("connect") }
+            let attemptDeadline = index == addresses.count - 1 ? deadline : now + (deadline - now) / 2
             do {
-                return try Socket.connect(to: address, timeout: connectTimeout)
+                return try Socket.connect(to: address, deadline: attemptDeadline)
             } catch {
                 lastError = error
             }
@@ -83,20 +93,18 @@ package final class Connector: Sendable {
     }
 
     /// Asks the proxy on `socket` for a tunnel to `url`'s host and port (RFC 9110 §9.3.6).
-    private func tunnel(_ socket: Socket, to url: HTTPURL, through proxy: HTTPURL) throws {
+    private func tunnel(_ socket: Socket, to url: HTTPURL, through proxy: HTTPURL, deadline: Double) throws {
         let hostPort = (url.isIPv6Literal ? "[\(url.host)]" : url.host) + ":\(url.port)"
         var head = "CONNECT \(hostPort) HTTP/1.1\r\nHost: \(hostPort)\r\n"
         if let authorization = ProxySettings.authorization(proxy) { head += "Proxy-Authorization: \(authorization)\r\n" }
         head += "\r\n"
-        try Array(head.utf8).withUnsafeBytes { try socket.write($0) }
+        try Array(head.utf8).withUnsafeBytes { try socket.write($0, deadline: deadline) }
         // Read the answer a byte at a time: nothing after its head may be consumed, the TLS
         // handshake starts right there.
         var parser = HeadParser()
         var byte: UInt8 = 0
-        let deadline = MonotonicClock.seconds() + ioTimeout
         while true {
-            if MonotonicClock.seconds() > deadline { throw TransferError.slowHead }
-            let count = try withUnsafeMutableBytes(of: &byte) { try socket.read(into: $0) }
+            let count = try withUnsafeMutableBytes(of: &byte) { try socket.read(into: $0, deadline: deadline) }
             guard count == 1 else { throw TransferError.closedInHead }
             guard let (answer, _) = try withUnsafeBytes(of: &byte, { try parser.feed($0) }) else { continue }
             switch answer.status {

@@ -90,22 +90,19 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
                 parser = HeadParser()
                 continue
             }
+            let hasBody = !(method == "HEAD" || head.status == 204 || head.status == 304)
+            if hasBody { try head.checkTransferCoding() }
             responses += 1
             broken = false
             keepAlive = head.allowsKeepAlive
             bodyReceived = 0
             bodyExpected = nil
-            if method == "HEAD" || head.status == 204 || head.status == 304 {
+            if !hasBody {
                 framing = .none
             } else if head.hasTransferEncoding {
-                // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3); a coding other than a
-                // final chunked means the body runs to the close.
-                if head.isChunked {
-                    framing = .chunked(ChunkedDecoder())
-                } else {
-                    framing = .untilClose
-                    keepAlive = false
-                }
+                // Exactly `chunked` (checked above); it overrides Content-Length (RFC 9112 §6.3),
+                // and a server sending both may have its framing read differently by a proxy.
+                framing = .chunked(ChunkedDecoder())
                 if head.contentLength != nil { keepAlive = false }
             } else if let length = head.contentLength {
                 bodyExpected = length
@@ -113,6 +110,7 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
             } else {
                 framing = .untilClose
                 keepAlive = false
+                stream.requireAnnouncedEnd()
             }
             return head
         }
@@ -120,7 +118,11 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
 
     /// Reads body bytes into `buffer`; returns 0 once the body has ended.
     /// Throws `TransferError.truncatedBody` when the connection ends before the body does.
-    package func readBody(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    ///
+    /// `deadline` (monotonic seconds) bounds the reads that bring framing but no data (chunk
+    /// headers, the last chunk, trailers), which could otherwise trickle in forever; past it the
+    /// call throws `TransferError.slowBody`. Each read is bounded by the I/O timeout anyway.
+    package func readBody(into buffer: UnsafeMutableRawBufferPointer, deadline: Double? = nil) throws -> Int {
         precondition(buffer.count > 0)
         switch framing {
         case .none:
@@ -136,7 +138,12 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
             framing = remaining == Int64(count) ? .none : .length(remaining: remaining - Int64(count))
             return count
         case .untilClose:
-            let count = try readRaw(into: buffer)
+            let count: Int
+            do {
+                count = try readRaw(into: buffer)
+            } catch let error as TLSError where error.kind == .truncated {
+                throw TransferError.unannouncedClose(received: bodyReceived)
+            }
             bodyReceived += Int64(count)
             if count == 0 { framing = .none }
             return count
@@ -148,6 +155,10 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
                     let take = min(bufferedEnd - bufferedStart, buffer.count)
                     raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(receive)[bufferedStart..<(bufferedStart + take)])
                 } else {
+                    if let deadline, MonotonicClock.seconds() > deadline {
+                        broken = true
+                        throw TransferError.slowBody
+                    }
                     let count = try stream.read(into: buffer)
                     if count == 0 {
                         broken = true
@@ -191,8 +202,10 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
     package func invalidate() { broken = true }
 
     /// Called once the caller has every body byte it wanted: whether the body ended exactly
-    /// there. A close-delimited body is abandoned (and the connection with it).
-    package func finishBody(scratch: UnsafeMutableRawBufferPointer) throws -> Bool {
+    /// there. A close-delimited body is abandoned (and the connection with it), and so is a
+    /// chunked one whose end has not arrived by `deadline` (monotonic seconds): its data is all
+    /// in, and a server trickling the last chunk or trailers must not hold the worker.
+    package func finishBody(scratch: UnsafeMutableRawBufferPointer, deadline: Double) throws -> Bool {
         switch framing {
         case .none:
             return true
@@ -203,18 +216,23 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
         case .length:
             return false
         case .chunked:
-            return try readBody(into: scratch) == 0
+            do {
+                return try readBody(into: scratch, deadline: deadline) == 0
+            } catch TransferError.slowBody {
+                return false
+            }
         }
     }
 
     /// Reads and drops the rest of a small body so the connection can be reused; gives up
-    /// (leaving it unusable) past `limit` bytes.
-    package func discardBody(limit: Int = 64 * 1024) {
+    /// (leaving it unusable) past `limit` bytes or past `deadline` (monotonic seconds), since
+    /// a body that trickles in could otherwise hold the request forever.
+    package func discardBody(limit: Int = 64 * 1024, deadline: Double) {
         var dropped = 0
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { scratch.deallocate() }
-        while dropped <= limit {
-            guard let count = try? readBody(into: scratch) else { broken = true; return }
+        while dropped <= limit && MonotonicClock.seconds() <= deadline {
+            guard let count = try? readBody(into: scratch, deadline: deadline) else { broken = true; return }
             if count == 0 { return }
             dropped += count
         }

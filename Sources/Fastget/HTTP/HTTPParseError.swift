@@ -9,6 +9,7 @@ package enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidContentLength(String)
     case conflictingContentLength
     case invalidContentRange(String)
+    case unsupportedTransferEncoding(String)
     case invalidChunkSize
     case chunkExtensionTooLong
     case malformedChunk
@@ -25,6 +26,7 @@ package enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidContentLength(let value): "invalid Content-Length '\(value)'"
         case .conflictingContentLength: "conflicting Content-Length values"
         case .invalidContentRange(let value): "invalid Content-Range '\(value)'"
+        case .unsupportedTransferEncoding(let value): "unsupported Transfer-Encoding '\(value)'"
         case .invalidChunkSize: "invalid chunk size in chunked body"
         case .chunkExtensionTooLong: "chunk extension too long"
         case .malformedChunk: "malformed chunked body"

@@ -37,6 +37,14 @@ package struct ResponseHead: Sendable, Equatable {
 
     package var hasTransferEncoding: Bool { !values("transfer-encoding").isEmpty }
 
+    /// A body may arrive in no transfer coding but `chunked`: fastget sends no `TE`, so a server
+    /// may apply no other (RFC 9112 §6.1, §7.4), and one it did could not be undone here, so its
+    /// bytes would be saved still encoded.
+    package func checkTransferCoding() throws(HTTPParseError) {
+        guard hasTransferEncoding, tokens("transfer-encoding") != ["chunked"] else { return }
+        throw .unsupportedTransferEncoding(values("transfer-encoding").joined(separator: ", "))
+    }
+
     /// Whether the server lets the connection carry another request after this response.
     package var allowsKeepAlive: Bool {
         let connection = tokens("connection")

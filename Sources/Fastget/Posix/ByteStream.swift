@@ -15,4 +15,13 @@ package protocol ByteStream: Interruptible {
     func write(_ bytes: UnsafeRawBufferPointer) throws
     /// Ends both directions so that a blocked `read` returns at once. Safe from any thread.
     func shutdown()
+    /// Called before reading data that ends where the stream ends (a body delimited by the
+    /// close): from then on, `read` throws rather than return 0 when it can tell that the end
+    /// was not the peer's own (TLS without a close_notify, which anyone on the path can forge).
+    func requireAnnouncedEnd()
+}
+
+extension ByteStream {
+    /// TCP cannot tell a FIN from the peer from a forged one: nothing changes.
+    package func requireAnnouncedEnd() {}
 }

@@ -9,9 +9,12 @@ package final class Socket: ByteStream, @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    /// Connects to `address`, giving up after `timeout` seconds.
-    /// The corresponding C functions are `socket`, `connect` and `poll`.
-    package static func connect(to address: SocketAddress, timeout: Double) throws(SystemError) -> Socket {
+    /// Connects to `address`, giving up when the monotonic clock passes `deadline`.
+    ///
+    /// The socket stays non-blocking, so that what else setting up the connection takes (a proxy
+    /// tunnel, a TLS handshake) can be bounded by the same deadline with `wait`; `makeBlocking`
+    /// ends that phase. The corresponding C functions are `socket`, `connect` and `poll`.
+    package static func connect(to address: SocketAddress, deadline: Double) throws(SystemError) -> Socket {
         let fd = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         let socket = Socket(descriptor: fd)
@@ -21,38 +24,77 @@ package final class Socket: ByteStream, @unchecked Sendable {
         }
         if result != 0 {
             guard errno == EINPROGRESS || errno == EINTR else { throw SystemError("connect") }
-            try socket.waitUntilConnected(timeout: timeout)
+            guard try socket.wait(for: .writable, until: deadline) else { throw SystemError.timedOut("connect") }
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length)
+            if failure != 0 { throw SystemError("connect", errno: failure) }
         }
-        // Back to blocking mode: from here on SO_RCVTIMEO/SO_SNDTIMEO bound every call.
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         return socket
     }
 
-    private func waitUntilConnected(timeout: Double) throws(SystemError) {
-        let deadline = MonotonicClock.seconds() + timeout
+    /// What `wait` waits for.
+    package enum Readiness {
+        case readable, writable
+    }
+
+    /// Waits until the socket is `readiness` or the monotonic clock passes `deadline`; returns
+    /// false on the deadline. For the non-blocking phase after `connect`.
+    /// The corresponding C function is `poll`.
+    package func wait(for readiness: Readiness, until deadline: Double) throws(SystemError) -> Bool {
+        let events = Int16(readiness == .readable ? POLLIN : POLLOUT)
         while true {
             let remaining = deadline - MonotonicClock.seconds()
-            if remaining <= 0 { throw SystemError("connect", errno: ETIMEDOUT) }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            if remaining <= 0 { return false }
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&entry, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("poll")
             }
-            if ready == 0 { continue }
-            var failure: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
-            if failure != 0 { throw SystemError("connect", errno: failure) }
-            return
+            // Errors and hang-ups count as ready: the next call reports them.
+            if ready > 0 { return true }
         }
     }
 
+    /// Reads at least one byte, or 0 at the end of the stream, in the non-blocking phase;
+    /// throws `ETIMEDOUT` (as "connect": it is part of connecting) past `deadline`.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, deadline: Double) throws(SystemError) -> Int {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 { return count }
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw SystemError("recv") }
+            guard try wait(for: .readable, until: deadline) else { throw SystemError.timedOut("connect") }
+        }
+    }
+
+    /// Writes every byte in the non-blocking phase; throws `ETIMEDOUT` (as "connect") past
+    /// `deadline`.
+    package func write(_ bytes: UnsafeRawBufferPointer, deadline: Double) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent >= 0 {
+                offset += sent
+                continue
+            }
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw SystemError("send") }
+            guard try wait(for: .writable, until: deadline) else { throw SystemError.timedOut("connect") }
+        }
+    }
+
+    /// Ends the non-blocking phase: from here on every `read` and `write` blocks, bounded by
+    /// these timeouts (SO_RCVTIMEO/SO_SNDTIMEO), and fails with `EAGAIN` when one expires.
+    package func makeBlocking(readTimeout: Double, writeTimeout: Double) {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
+        setTimeouts(read: readTimeout, write: writeTimeout)
+    }
+
     /// Bounds every later `read` and `write`: a call that waits longer fails with `EAGAIN`.
-    package func setTimeouts(read: Double, write: Double) {
+    private func setTimeouts(read: Double, write: Double) {
         func apply(_ option: Int32, _ seconds: Double) {
             var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
             setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))

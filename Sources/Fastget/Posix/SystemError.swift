@@ -21,6 +21,9 @@ package struct SystemError: Error, Sendable, CustomStringConvertible {
         return String(cString: text)
     }
 
+    /// `operation` gave up at its deadline.
+    package static func timedOut(_ operation: String) -> SystemError { SystemError(operation, errno: ETIMEDOUT) }
+
     package var isTimeout: Bool { errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT }
 }
 

@@ -27,7 +27,10 @@ package final class TLSContext: @unchecked Sendable {
         self.context = context
         self.verifiesPeer = verifyPeer
         _ = fastget_SSL_CTX_set_min_proto_version(context, fastget_TLS1_2_VERSION())
-        // Truncation is detected from Content-Length/Content-Range, never from how TLS ended.
+        // An EOF without close_notify reads as a clean end: heads, Content-Length and chunked
+        // bodies carry their own end, and the fatal error raised otherwise would spoil the
+        // session other connections resume. Before a body delimited by the close, the stream
+        // turns the option off for its connection (TLSStream.requireAnnouncedEnd).
         SSL_CTX_set_options(context, fastget_SSL_OP_IGNORE_UNEXPECTED_EOF() | fastget_SSL_OP_NO_COMPRESSION() | fastget_SSL_OP_NO_RENEGOTIATION())
         _ = fastget_SSL_CTX_set_mode(context, fastget_SSL_MODE_AUTO_RETRY())
         _ = fastget_SSL_CTX_set_session_cache_client(context)

@@ -7,10 +7,15 @@ package struct TLSError: Error, Sendable, CustomStringConvertible {
         case verification
         /// The handshake failed for another reason (protocol version, alert, reset).
         case handshake
+        /// The handshake did not finish by the connect deadline.
+        case timedOut
         /// The trust store or a CA file could not be loaded.
         case configuration
         /// A TLS record failed after the handshake.
         case transfer
+        /// The connection closed without a close_notify where its end marks the end of the
+        /// data (see `ByteStream.requireAnnouncedEnd`): the data may have been cut short.
+        case truncated
     }
 
     package let kind: Kind

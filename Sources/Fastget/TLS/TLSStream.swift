@@ -1,13 +1,12 @@
 internal import COpenSSL
 internal import Glibc
 
-/// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O.
+/// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O
+/// after a handshake bounded by the connect deadline.
 package final class TLSStream: ByteStream, @unchecked Sendable {
     private let ssl: OpaquePointer
     private let socket: Socket
 
-    /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
-    /// verified against the certificate's IP addresses and are not sent as SNI.
     private let context: TLSContext
     private let sessionKey: String
     private var sessionSaved = false
@@ -15,7 +14,14 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     /// Whether the handshake resumed an earlier session of this download (no full handshake).
     package var resumedSession: Bool { SSL_session_reused(ssl) == 1 }
 
-    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int) throws(TLSError) {
+    /// Performs the handshake. `host` is a DNS name or an IP literal (no brackets); IP literals are
+    /// verified against the certificate's IP addresses and are not sent as SNI.
+    ///
+    /// `socket` must still be in its non-blocking phase (see `Socket.connect`): the handshake
+    /// ends by `deadline` (monotonic seconds) or fails with `.timedOut`, however its bytes
+    /// trickle in. The caller makes the socket blocking afterwards.
+    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int,
+                 deadline: Double) throws(TLSError) {
         self.context = context
         sessionKey = "\(host):\(port)"
         guard let ssl = SSL_new(context.context) else {
@@ -26,22 +32,47 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         ERR_clear_error()
         SSL_set_fd(ssl, socket.descriptor)
         SSL_set_read_ahead(ssl, 1)
+        // Fail closed: a name OpenSSL does not take would leave the certificate checked against
+        // no name at all (an empty one even clears the check).
+        let refused = TLSError(kind: .handshake, reason: "cannot verify the certificate for \(host.debugDescription): OpenSSL refused the name")
         if hostIsIPAddress {
             if context.verifiesPeer {
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+                guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else { throw refused }
             }
         } else {
-            _ = fastget_SSL_set_tlsext_host_name(ssl, host)
-            if context.verifiesPeer { SSL_set1_host(ssl, host) }
+            guard fastget_SSL_set_tlsext_host_name(ssl, host) == 1 else { throw refused }
+            // With the length given, a name with a NUL byte is refused instead of cut short at it.
+            if context.verifiesPeer {
+                guard !host.isEmpty, X509_VERIFY_PARAM_set1_host(SSL_get0_param(ssl), host, host.utf8.count) == 1 else { throw refused }
+            }
         }
         if let session = context.session(for: sessionKey) {
             SSL_set_session(ssl, session)
             SSL_SESSION_free(session)
         }
-        let result = SSL_connect(ssl)
-        if result != 1 {
+        try handshake(until: deadline)
+    }
+
+    /// `SSL_connect` on the non-blocking socket, waiting for it with `poll` against `deadline`:
+    /// a blocking socket's SO_RCVTIMEO bounds each read, and a server trickling its handshake a
+    /// byte at a time would never let one expire.
+    private func handshake(until deadline: Double) throws(TLSError) {
+        while true {
+            ERR_clear_error()
+            let result = SSL_connect(ssl)
+            if result == 1 { return }
             let error = SSL_get_error(ssl, result)
             let savedErrno = errno
+            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
+                let ready: Bool
+                do {
+                    ready = try socket.wait(for: error == SSL_ERROR_WANT_READ ? .readable : .writable, until: deadline)
+                } catch {
+                    throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(error.reason)")
+                }
+                guard ready else { throw TLSError(kind: .timedOut, reason: "TLS handshake timed out") }
+                continue
+            }
             let verify = SSL_get_verify_result(ssl)
             let queued = TLSError.queueText()
             if context.verifiesPeer && verify != Int(X509_V_OK) {
@@ -49,9 +80,6 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
                 throw TLSError(kind: .verification, reason: "certificate verification failed: \(reason)")
             }
             if error == SSL_ERROR_SYSCALL && queued.isEmpty {
-                if savedErrno == EAGAIN || savedErrno == EWOULDBLOCK {
-                    throw TLSError(kind: .handshake, reason: "TLS handshake timed out")
-                }
                 let why = savedErrno == 0 ? "connection closed by the server" : SystemError.describe(savedErrno)
                 throw TLSError(kind: .handshake, reason: "TLS handshake failed: \(why)")
             }
@@ -67,10 +95,26 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
         SSL_free(ssl)
     }
 
+    /// Whether an end without close_notify is a truncation (see `requireAnnouncedEnd`).
+    private var announcedEndRequired = false
+    /// The failure that ended reading, reported again by every later `read`: after a fatal
+    /// error OpenSSL may answer the next read as if the stream had merely ended.
+    private var readFailure: (any Error)?
+
+    /// A close-delimited body follows: its end counts only with a close_notify. The context
+    /// ignores an unexpected EOF (reads it as a clean end) for everything else, because heads,
+    /// Content-Length and chunked bodies carry their own end, and because the fatal error
+    /// OpenSSL raises otherwise spoils the session the download's other connections resume.
+    package func requireAnnouncedEnd() {
+        announcedEndRequired = true
+        SSL_clear_options(ssl, fastget_SSL_OP_IGNORE_UNEXPECTED_EOF())
+    }
+
     /// Reads at least one byte (blocking for the first record only), then whatever further
     /// records are already buffered, until `buffer` is full: one call per buffer, not per
     /// 16 KiB record.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let readFailure { throw readFailure }
         var total = 0
         while total < buffer.count {
             if total > 0 && SSL_has_pending(ssl) == 0 { break }
@@ -81,8 +125,15 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
                 saveSession()
                 continue
             }
-            if total > 0 { return total } // report the failure on the next call
-            if let error = failure(of: "read", SSL_get_error(ssl, 0)) { throw error }
+            let failure = failure(of: "read", SSL_get_error(ssl, 0))
+            if total > 0 {
+                readFailure = failure // reported by the next call
+                return total
+            }
+            if let failure {
+                readFailure = failure
+                throw failure
+            }
             return 0
         }
         return total
@@ -118,16 +169,20 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     /// Maps an `SSL_get_error` result to an error; nil means a clean end of stream.
     private func failure(of operation: String, _ code: Int32) -> (any Error)? {
         let savedErrno = errno
+        let unannouncedEnd = TLSError(kind: .truncated, reason: "the connection closed without a TLS close_notify")
         switch code {
         case SSL_ERROR_ZERO_RETURN:
             return nil
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             // A blocking socket reports its SO_RCVTIMEO/SO_SNDTIMEO expiry this way.
             return SystemError(operation == "read" ? "recv" : "send", errno: EAGAIN)
+        case SSL_ERROR_SSL where fastget_ERR_is_unexpected_eof(ERR_peek_error()) != 0:
+            ERR_clear_error()
+            return unannouncedEnd
         case SSL_ERROR_SYSCALL:
             let queued = TLSError.queueText()
             if !queued.isEmpty { return TLSError(kind: .transfer, reason: queued) }
-            if savedErrno == 0 { return nil }
+            if savedErrno == 0 { return announcedEndRequired ? unannouncedEnd : nil }
             return SystemError(operation == "read" ? "recv" : "send", errno: savedErrno)
         default:
             let queued = TLSError.queueText()
