@@ -48,7 +48,9 @@ public struct DownloadOptions: Sendable {
     public var user: String?
     /// The password for `user`.
     public var password: String?
-    /// Extra request header fields, sent with every request.
+    /// Extra request header fields, sent with every request; except that `Authorization` and
+    /// `Cookie` go only to the origin (scheme, host, port) of the download's URL, never after a
+    /// redirect to another one.
     public var headers: [(name: String, value: String)] = []
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
     public var bufferSize: Int = 128 * 1024
