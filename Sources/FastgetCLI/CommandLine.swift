@@ -37,9 +37,13 @@ enum ArgumentParser {
             guard let number = Int(text) else { throw UsageError(message: "option \(option) needs a whole number, not '\(text)'") }
             return number
         }
+        /// Seconds, at least a millisecond (less cannot let even a loopback connection through:
+        /// a typo, not a wish). A huge value, even one beyond a Double (1e400 reads
+        /// as infinity), means "no practical limit": the library caps what reaches the kernel.
+        /// The words inf and nan are not numbers of seconds (nan fails every comparison).
         func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
-            guard let number = Double(text), number > 0, number.isFinite else {
-                throw UsageError(message: "option \(option) needs a positive number of seconds, not '\(text)'")
+            guard let number = Double(text), number >= 0.001, number.isFinite || !text.lowercased().contains("inf") else {
+                throw UsageError(message: "option \(option) needs a number of seconds, at least 0.001, not '\(text)'")
             }
             return number
         }
@@ -53,11 +57,13 @@ enum ArgumentParser {
                 multiplier = factor
                 digits = digits.dropLast()
             }
-            guard let number = Double(digits), number.isFinite, number * Double(multiplier) >= 1024,
-                  number * Double(multiplier) < 9e18 else {
+            guard let number = Double(digits), number * Double(multiplier) >= 1024,
+                  number.isFinite || !digits.lowercased().contains("inf") else {
                 throw UsageError(message: "option \(option) needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '\(text)'")
             }
-            return Int64(number * Double(multiplier))
+            // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
+            // the conversion to Int64 cannot trap.
+            return Int64(min(number * Double(multiplier), 0x1p62))
         }
 
         while index < arguments.count {
