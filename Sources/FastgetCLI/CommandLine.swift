@@ -37,10 +37,11 @@ enum ArgumentParser {
             guard let number = Int(text) else { throw UsageError(message: "option \(option) needs a whole number, not '\(text)'") }
             return number
         }
-        /// Seconds, at least a millisecond (less cannot let even a loopback connection through:
-        /// a typo, not a wish). A huge value, even one beyond a Double (1e400 reads
-        /// as infinity), means "no practical limit": the library caps what reaches the kernel.
-        /// The words inf and nan are not numbers of seconds (nan fails every comparison).
+        /// Seconds, at least a millisecond: a shorter timeout is a typo rather than a wish (the
+        /// kernel counts socket timeouts in clock ticks of 1-10 ms anyway). A huge value, even
+        /// one beyond a Double (1e400 reads as infinity), means "no practical limit": the library
+        /// caps what reaches the kernel. The words inf and nan are not numbers of seconds (nan
+        /// fails every comparison).
         func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
             guard let number = Double(text), number >= 0.001, number.isFinite || !text.lowercased().contains("inf") else {
                 throw UsageError(message: "option \(option) needs a number of seconds, at least 0.001, not '\(text)'")
