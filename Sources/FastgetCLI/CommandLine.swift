@@ -37,9 +37,14 @@ enum ArgumentParser {
             guard let number = Int(text) else { throw UsageError(message: "option \(option) needs a whole number, not '\(text)'") }
             return number
         }
+        /// Seconds, at least a millisecond: a shorter timeout is a typo rather than a wish (the
+        /// kernel counts socket timeouts in clock ticks of 1-10 ms anyway). A huge value, even
+        /// one beyond a Double (1e400 reads as infinity), means "no practical limit": the library
+        /// caps what reaches the kernel. The words inf and nan are not numbers of seconds (nan
+        /// fails every comparison).
         func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
-            guard let number = Double(text), number > 0, number.isFinite else {
-                throw UsageError(message: "option \(option) needs a positive number of seconds, not '\(text)'")
+            guard let number = Double(text), number >= 0.001, number.isFinite || !text.lowercased().contains("inf") else {
+                throw UsageError(message: "option \(option) needs a number of seconds, at least 0.001, not '\(text)'")
             }
             return number
         }
@@ -53,11 +58,13 @@ enum ArgumentParser {
                 multiplier = factor
                 digits = digits.dropLast()
             }
-            guard let number = Double(digits), number.isFinite, number * Double(multiplier) >= 1024,
-                  number * Double(multiplier) < 9e18 else {
+            guard let number = Double(digits), number * Double(multiplier) >= 1024,
+                  number.isFinite || !digits.lowercased().contains("inf") else {
                 throw UsageError(message: "option \(option) needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '\(text)'")
             }
-            return Int64(number * Double(multiplier))
+            // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
+            // the conversion to Int64 cannot trap.
+            return Int64(min(number * Double(multiplier), 0x1p62))
         }
 
         while index < arguments.count {
@@ -222,7 +229,7 @@ enum ArgumentParser {
       -k, --insecure          do not verify the server's certificate or host name
           --connect-timeout S seconds to connect: name lookup, TCP, proxy tunnel, TLS (default 15)
           --timeout S         seconds a read may wait for data before retrying (default 30)
-          --retries N         retries per segment after temporary failures (default 5)
+          --retries N         retries of the probe and each segment on temporary failures (default 5)
           --checkpoint-interval S  seconds between journal checkpoints (default 1)
       -q, --quiet             print nothing but errors
       -v, --verbose           log requests, retries, steals, hedges, checkpoints and TLS handshakes

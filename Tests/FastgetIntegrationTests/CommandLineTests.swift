@@ -236,6 +236,29 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let named = try fastget(["-q", "-o", "mine.bin", server.url("/download?id=7")], in: directory)
         #expect(named.status == 0 && FileManager.default.fileExists(atPath: directory.file("mine.bin")))
     }
+
+    @Test func neverLetsTheServerNameAHiddenFile() throws {
+        var dotted = TestFile(data)
+        dotted.extraFields = ["Content-Disposition: attachment; filename=\".bashrc\""]
+        var onlyDots = TestFile(data)
+        onlyDots.extraFields = ["Content-Disposition: attachment; filename=\"..\"; filename*=UTF-8''..."]
+        let server = try TestServer { [dotted, onlyDots] request in .file(request.target.hasPrefix("/dots") ? onlyDots : dotted) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-n", "2", server.url("/get?f=rc")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("fastget: saved bashrc ("), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bashrc"])
+        #expect(SHA256.hex(ofFile: directory.file("bashrc")) == SHA256.hex(data))
+        // Nothing left of the server's name: the URL's names the file.
+        let fallback = try fastget(["-q", server.url("/dots/report.bin")], in: directory)
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("report.bin")) == SHA256.hex(data))
+        // A dot file the user asked for by URL keeps its name.
+        let asked = try fastget(["-q", server.url("/dots/.hidden")], in: directory)
+        #expect(asked.status == 0, "\(asked.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".hidden", "bashrc", "report.bin"])
+    }
 }
 
 /// `-v`: every request, retry and checkpoint as its own line.

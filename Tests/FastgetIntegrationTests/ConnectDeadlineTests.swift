@@ -12,7 +12,7 @@ import Testing
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (result, seconds) = try timedFastget(["-q", "--connect-timeout", "1", "--timeout", "20", "-k", "-o", "out.bin", server.url()],
+        let (result, seconds) = try timedFastget(["-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "-k", "-o", "out.bin", server.url()],
                                             in: directory, timeout: 30)
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr == "fastget: error: TLS handshake with 127.0.0.1:\(server.port) timed out\n", "\(result.stderr)")
@@ -25,7 +25,7 @@ import Testing
         defer { proxy.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (result, seconds) = try timedFastget(["-q", "--connect-timeout", "1", "--timeout", "20", "--proxy", proxy.url("/"),
+        let (result, seconds) = try timedFastget(["-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "--proxy", proxy.url("/"),
                                                   "-o", "out.bin", "https://127.0.0.1:9/f"],
                                                  in: directory, environment: [:], timeout: 30)
         #expect(result.status == 75, "\(result.stderr)")

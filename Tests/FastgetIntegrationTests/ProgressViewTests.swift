@@ -24,6 +24,14 @@ import Testing
         return DownloadProgress(totalBytes: Int64(count) * size, completedBytes: done, elapsed: 3, segments: segments)
     }
 
+    @Test func anETAOfAgesIsPrintedNotTrapped() {
+        // Int64.max bytes left at a third of a byte per second: beyond Int.max seconds.
+        let progress = DownloadProgress(totalBytes: .max, completedBytes: 1, elapsed: 3, segments: [])
+        let line = ProgressView.totals(progress, speed: 1.0 / 3)
+        #expect(line.contains("ETA 8333333:20:00"), "\(line)")
+        #expect(Format.duration(59) == "59.0 s" && Format.duration(3661) == "1:01:01")
+    }
+
     @Test(arguments: [40, 80, 200], [1, 16, 64])
     func fitsTheWidthAndShowsEverySegment(width: Int, segments: Int) {
         let progress = snapshot(segments: segments)

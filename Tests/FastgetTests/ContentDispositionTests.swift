@@ -23,6 +23,37 @@ import Testing
         #expect(FileName.fromContentDisposition(value) == name)
     }
 
+    /// A server does not get to plant a hidden file (`.bashrc`, `.ssh`, `.htaccess`) in the
+    /// user's directory: its leading dots go, whatever spaces hide them.
+    @Test(arguments: [
+        ("attachment; filename=\".bashrc\"", "bashrc"),
+        ("attachment; filename=.profile", "profile"),
+        ("attachment; filename=\"...hidden.tar.gz\"", "hidden.tar.gz"),
+        ("attachment; filename=\" . .config\"", "config"),
+        ("attachment; filename*=UTF-8''%2Essh", "ssh"),
+        ("attachment; filename=\"dir/.htaccess\"", "htaccess"),
+        ("attachment; filename=\"..\\\\.ini\"", "ini"),
+        // Dots inside or at the end of a name are the name's own.
+        ("attachment; filename=\"archive.tar.gz\"", "archive.tar.gz"),
+        ("attachment; filename=\"v1.2..\"", "v1.2.."),
+        // A filename* of nothing but dots leaves the plain filename to name the file.
+        ("attachment; filename*=UTF-8''...; filename=\"plain.txt\"", "plain.txt"),
+    ])
+    func dropsTheLeadingDotsOfAServerChosenName(value: String, name: String) {
+        #expect(FileName.fromContentDisposition(value) == name)
+    }
+
+    @Test(arguments: ["attachment; filename=\"...\"", "attachment; filename=\". . .\"", "attachment; filename*=UTF-8''.%2E."])
+    func aNameOfDotsAloneIsNoName(value: String) {
+        #expect(FileName.fromContentDisposition(value) == nil)
+    }
+
+    /// What the user typed is theirs: a URL naming a dot file saves under that name.
+    @Test func keepsTheLeadingDotOfANameFromTheURL() throws {
+        #expect(FileName.derived(from: try HTTPURL("http://example.com/home/.bashrc")) == ".bashrc")
+        #expect(FileName.derived(from: try HTTPURL("http://example.com/%2Eprofile")) == ".profile")
+    }
+
     @Test(arguments: ["attachment", "inline; filename=\"\"", "attachment; filename=\"..\"", "attachment; filename=\"/\"",
                       "attachment; filename*=UTF-8''%2E%2E", "form-data; name=\"x\""])
     func givesNoNameWhenThereIsNone(value: String) {

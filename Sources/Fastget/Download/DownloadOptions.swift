@@ -29,16 +29,18 @@ public struct DownloadOptions: Sendable {
     /// Let an idle connection fetch the tail of a segment far slower than the rest in parallel;
     /// whichever delivers first keeps it (on by default).
     public var hedging: Bool = true
-    /// Seconds between checkpoints of the journal.
+    /// Seconds between checkpoints of the journal (`.infinity`: only when the transfer stops).
     public var checkpointInterval: Double = 1
     /// A PEM bundle trusted instead of the system store.
     public var caFile: String?
     /// Skip certificate and host name verification.
     public var insecure: Bool = false
     /// Seconds to set up a connection, every step together: name lookup, TCP connect (over
-    /// every address), proxy tunnel and TLS handshake.
+    /// every address), proxy tunnel and TLS handshake (`.infinity`: no limit; NaN or ≤ 0 is
+    /// refused).
     public var connectTimeout: Double = 15
-    /// Seconds a read or write may wait for the network before the attempt fails.
+    /// Seconds a read or write may wait for the network before the attempt fails (`.infinity`:
+    /// no limit; NaN or ≤ 0 is refused).
     public var timeout: Double = 30
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
@@ -49,7 +51,9 @@ public struct DownloadOptions: Sendable {
     public var user: String?
     /// The password for `user`.
     public var password: String?
-    /// Extra request header fields, sent with every request.
+    /// Extra request header fields, sent with every request; except that `Authorization` and
+    /// `Cookie` go only to the origin (scheme, host, port) of the download's URL, never after a
+    /// redirect to another one.
     public var headers: [(name: String, value: String)] = []
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
     public var bufferSize: Int = 128 * 1024
@@ -87,8 +91,10 @@ public struct DownloadOptions: Sendable {
             throw FastgetError(.usage, "segments must be between 1 and 64 (got \(segments))")
         }
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
+        // NaN fails these comparisons too; infinity (or 1e300) passes and means no limit.
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
         guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
+        guard progressInterval > 0 else { throw FastgetError(.usage, "the progress interval must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         for header in headers {

@@ -25,7 +25,8 @@ extension Download {
             hub.publish(.notice(text))
         }
         if let descriptor = options.outputDescriptor {
-            return try stream(to: descriptor, requester: requester, connector: connector, started: started, progress: progress)
+            return try stream(to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
+                              notice: notice)
         }
         var restarts = 0
         var singleStream = false
@@ -63,7 +64,7 @@ extension Download {
                                           buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
-                try run(coordinator, progress: progress)
+                try run(coordinator, progress: progress, notice: notice)
             } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
                 if transfer.rangesLost {
@@ -102,7 +103,7 @@ extension Download {
 
     /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.
     private func stream(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
-                        progress: (DownloadProgress) -> Void) throws(FastgetError) -> DownloadReport {
+                        progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
         options.stealing = false
@@ -128,7 +129,7 @@ extension Download {
                                       checkpointer: nil, segmented: segmented, started: started)
         coordinator.window = window
         do {
-            try run(coordinator, progress: progress)
+            try run(coordinator, progress: progress, notice: notice)
         } catch where transfer.resourceChanged || transfer.rangesLost {
             // Bytes already went out: a stream cannot start over.
             throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
@@ -198,12 +199,19 @@ extension Download {
         hub.publish(.transferStarted(transfer.resource, segments: segments, resumedBytes: resumedBytes))
     }
 
-    /// Runs `coordinator`, handing its snapshots to `progress` and everything to the observers.
-    private func run(_ coordinator: Coordinator, progress: (DownloadProgress) -> Void) throws(FastgetError) {
+    /// Runs `coordinator`, handing its snapshots to `progress`, the workers' notices to
+    /// `notice`, and everything to the observers.
+    private func run(_ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
+                     notice: (String) -> Void) throws(FastgetError) {
         try coordinator.run(progress: { [hub] snapshot in
             progress(snapshot)
             hub.publish(.progress(snapshot))
-        }, events: { [hub] events in events.forEach(hub.publish) })
+        }, events: { [hub] events in
+            for event in events {
+                if case .notice(let text) = event { notice(text) }
+                hub.publish(event)
+            }
+        })
     }
 
     private func report(path: String, bytes: Int64, started: Double, segments: Int, table: SegmentTable? = nil,

@@ -34,9 +34,17 @@ package enum FileName {
             }
         }
         for candidate in [extended, plain].compactMap({ $0 }) {
-            if let name = sanitized(lastComponent(candidate)) { return name }
+            if let name = sanitized(lastComponent(candidate)).flatMap(visible) { return name }
         }
         return nil
+    }
+
+    /// A server-chosen name without its leading dots (and the spaces among them): a server does
+    /// not get to plant `.bashrc` or `.ssh` as a hidden file in the user's directory. Names
+    /// from the URL the user typed keep theirs. Nil when nothing is left.
+    private static func visible(_ name: String) -> String? {
+        let rest = name.utf8.drop { $0 == UInt8(ascii: ".") || $0 == 0x20 || $0 == 0x09 }
+        return rest.isEmpty ? nil : String(decoding: rest, as: UTF8.self)
     }
 
     /// Splits a header value at the semicolons that are not inside a quoted string.

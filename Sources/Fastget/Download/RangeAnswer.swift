@@ -1,13 +1,14 @@
 /// What a ranged answer must be before a byte of it is written, and what it says about the file.
 extension Transfer {
-    /// A body in a content coding we did not ask for (we send `Accept-Encoding: identity`)
-    /// would be written as the file's bytes: refuse it.
-    func checkEncoding(_ head: ResponseHead, url: HTTPURL, connection: HTTPConnection) throws {
+    /// A body in a content coding we did not ask for (we send `Accept-Encoding: identity`) is
+    /// saved as sent, never decoded: Apache with `AddEncoding gzip .gz` labels a `.tar.gz` that
+    /// way, and the file the user wants is those bytes (curl and wget save them too). Byte
+    /// ranges are over the encoded bytes as well (RFC 9110 §14.1.2), so segments still tile the
+    /// file. Says so once per transfer.
+    func noticeEncoding(_ head: ResponseHead) {
         let codings = head.tokens("content-encoding").filter { $0 != "identity" }
-        guard codings.isEmpty else {
-            connection.shutdown()
-            throw FastgetError(.protocolViolation, "server sent the body with Content-Encoding \(codings.joined(separator: ", ")) though identity was asked for (\(url))")
-        }
+        guard !codings.isEmpty, !encodingNoticed.exchange(true, ordering: .relaxed) else { return }
+        post(.notice("server sent Content-Encoding \(codings.joined(separator: ", ")); saving the bytes as sent"))
     }
 
     /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
@@ -33,7 +34,7 @@ extension Transfer {
             }
             throw FastgetError.status(head, url: url)
         }
-        try checkEncoding(head, url: url, connection: connection)
+        noticeEncoding(head)
         let contentRange: ContentRange?
         do {
             contentRange = try head.contentRange()

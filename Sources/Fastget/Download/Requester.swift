@@ -7,11 +7,16 @@ final class Requester: Sendable {
     let events = EventQueue()
     /// Credentials from the URL, sent only to the origin they were given for.
     private let credentials: (origin: String, value: String)?
+    /// The origin of the URL the user gave: the only one that gets the user's own
+    /// `Authorization` and `Cookie` fields. They are credentials for that site, and a redirect
+    /// elsewhere (a CDN, another host entirely) must not receive them; curl drops them too.
+    private let userOrigin: String
 
     init(connector: Connector, pool: ConnectionPool, options: DownloadOptions, url: HTTPURL) {
         self.connector = connector
         self.pool = pool
         self.options = options
+        userOrigin = url.origin
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
             let pair = Array(user.utf8) + [UInt8(ascii: ":")] + Array((password ?? "").utf8)
@@ -32,13 +37,20 @@ final class Requester: Sendable {
            !options.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
             fields.append(("Authorization", credentials.value))
         }
-        fields += options.headers
+        if url.origin == userOrigin {
+            fields += options.headers
+        } else {
+            fields += options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
+        }
         return HTTPRequest(method: method, url: url, fields: fields)
     }
 
     /// One I/O timeout from now: when a response head must be complete, and when a body read
     /// only to be dropped or finished (or a stretch of chunked framing) must have ended.
     var ioDeadline: Double { MonotonicClock.seconds() + options.timeout }
+
+    /// User-given fields sent only to the origin of the URL the user gave.
+    static let originBound: Set<String> = ["authorization", "cookie"]
 
     /// Sends `request` and reads the response head, on `reusing` when it can carry another
     /// request, else on a parked connection, else on a new one. A kept connection that the

@@ -317,7 +317,7 @@ final class SegmentWorker {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
         }
-        try transfer.checkEncoding(head, url: url, connection: connection)
+        transfer.noticeEncoding(head)
         let expected = try streamLength(head, connection: connection)
         var offset: Int64 = 0
         while true {

@@ -30,6 +30,8 @@ final class Transfer: Sendable {
     let streamedLength = Atomic<Int64>(-1)
 
     private let changed = Atomic<Bool>(false)
+    /// Whether the notice about an unasked-for Content-Encoding went out (once is enough).
+    let encodingNoticed = Atomic<Bool>(false)
     private let stopMessage = Locked<String>("download cancelled")
 
     /// The URL as given, before redirects.

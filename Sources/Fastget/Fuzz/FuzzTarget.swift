@@ -121,7 +121,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     /// A parsed URL has a sane port and target, prints as a URL that parses back to itself, and
-    /// resolving any reference against it either fails cleanly or gives another sane URL.
+    /// resolving any reference against it either fails cleanly or gives another sane URL that
+    /// round-trips too.
     private static func url(_ input: UnsafeRawBufferPointer) -> String? {
         let newline = input.firstIndex(of: 0x0A) ?? input.count
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: input[..<newline]), as: UTF8.self)
@@ -132,6 +133,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         if again != url.withoutCredentials { return "'\(url.description)' parses to '\(again.description)'" }
         if let resolved = try? url.resolving(reference) {
             if let problem = check(resolved) { return "resolved: " + problem }
+            guard let again = try? HTTPURL(resolved.description) else { return "resolved '\(resolved)' does not parse" }
+            // An absolute Location may carry its own user info, which the printed form omits.
+            if again != resolved.withoutCredentials { return "resolved '\(resolved)' parses to '\(again)'" }
         }
         return nil
     }
@@ -141,6 +145,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         if !url.target.hasPrefix("/") { return "target '\(url.target)'" }
         if url.host.isEmpty { return "empty host" }
         if url.target.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) { return "unsendable byte in target" }
+        // A fragment is never sent: kept in the target it would be, and lost on the next parse.
+        if url.target.utf8.contains(UInt8(ascii: "#")) { return "fragment in target '\(url.target)'" }
         if url.host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") }) { return "bad host" }
         return nil
     }

@@ -60,73 +60,78 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `text`. A URL without a scheme is taken as `http://` (as curl and wget do).
+    ///
+    /// A fragment ("#…") is dropped: a client never sends it, and it names nothing on the server.
+    /// Delimiters are found among the bytes, not the Characters: a combining mark after "/",
+    /// "?", "#" or "@" makes one Character of the two, and that Character is none of them.
     public init(_ text: String) throws(URLParseError) {
         let trimmed = text.trimmingASCIISpaces()
         guard !trimmed.isEmpty else { throw URLParseError(reason: "empty URL") }
         if let bad = trimmed.utf8.first(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw URLParseError(reason: "control character 0x\(String(bad, radix: 16)) in URL")
         }
-        var rest = Substring(trimmed)
+        let bytes = Array(trimmed.utf8)
+        var rest = bytes[...]
         if let separator = HTTPURL.schemeSeparator(in: rest) {
-            let name = rest[..<separator.lowerBound].lowercased()
-            guard let scheme = Scheme(rawValue: name) else {
-                throw URLParseError(reason: "unsupported scheme '\(rest[..<separator.lowerBound])' (only http and https)")
+            let name = string(rest[..<separator.lowerBound])
+            guard let scheme = Scheme(rawValue: name.lowercased()) else {
+                throw URLParseError(reason: "unsupported scheme '\(name)' (only http and https)")
             }
             self.scheme = scheme
             rest = rest[separator.upperBound...]
-        } else if let colon = rest.firstIndex(of: ":"), HTTPURL.looksLikeScheme(rest[..<colon]),
-                  !rest[rest.index(after: colon)...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).allSatisfy(\.isASCIIDigit) {
-            throw URLParseError(reason: "unsupported scheme '\(rest[..<colon])' (only http and https)")
+        } else if let colon = rest.firstIndex(of: UInt8(ascii: ":")), HTTPURL.looksLikeScheme(rest[..<colon]),
+                  !rest[(colon + 1)...].prefix(while: { !HTTPURL.endsAuthority($0) }).allSatisfy(HTTPURL.isDigit) {
+            throw URLParseError(reason: "unsupported scheme '\(string(rest[..<colon]))' (only http and https)")
         } else {
             self.scheme = .http
         }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authorityEnd = rest.firstIndex(where: HTTPURL.endsAuthority) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         var remainder = rest[authorityEnd...]
-        if let hash = remainder.firstIndex(of: "#") { remainder = remainder[..<hash] }
+        if let hash = remainder.firstIndex(of: UInt8(ascii: "#")) { remainder = remainder[..<hash] }
 
         // userinfo: everything before the last "@" of the authority.
-        if let at = authority.lastIndex(of: "@") {
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
             let userinfo = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            let parts = userinfo.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            user = String(decoding: percentDecoded(parts[0]), as: UTF8.self)
-            password = parts.count > 1 ? String(decoding: percentDecoded(parts[1]), as: UTF8.self) : nil
+            authority = authority[(at + 1)...]
+            let colon = userinfo.firstIndex(of: UInt8(ascii: ":"))
+            user = String(decoding: percentDecoded(string(userinfo[..<(colon ?? userinfo.endIndex)])), as: UTF8.self)
+            password = colon.map { String(decoding: percentDecoded(string(userinfo[($0 + 1)...])), as: UTF8.self) }
         } else {
             user = nil
             password = nil
         }
 
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
+        var portText: ArraySlice<UInt8>?
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
                 throw URLParseError(reason: "unterminated IPv6 address in URL")
             }
-            let literal = String(authority[authority.index(after: authority.startIndex)..<close])
+            let literal = string(authority[(authority.startIndex + 1)..<close])
             var address = in6_addr()
             guard inet_pton(AF_INET6, literal, &address) == 1 else {
                 throw URLParseError(reason: "invalid IPv6 address '\(literal)'")
             }
             host = literal.lowercased()
-            let after = authority[authority.index(after: close)...]
+            let after = authority[(close + 1)...]
             if !after.isEmpty {
-                guard after.first == ":" else { throw URLParseError(reason: "unexpected text after IPv6 address") }
+                guard after.first == UInt8(ascii: ":") else { throw URLParseError(reason: "unexpected text after IPv6 address") }
                 portText = after.dropFirst()
             }
         } else {
-            let colon = authority.firstIndex(of: ":")
+            let colon = authority.firstIndex(of: UInt8(ascii: ":"))
             let name = authority[..<(colon ?? authority.endIndex)]
-            if let colon { portText = authority[authority.index(after: colon)...] }
+            if let colon { portText = authority[(colon + 1)...] }
             guard !name.isEmpty else { throw URLParseError(reason: "missing host name in URL") }
-            guard name.utf8.allSatisfy(HTTPURL.isHostByte) else {
-                throw URLParseError(reason: "invalid character in host name '\(name)'")
+            guard name.allSatisfy(HTTPURL.isHostByte) else {
+                throw URLParseError(reason: "invalid character in host name '\(string(name))'")
             }
-            host = name.lowercased()
+            host = string(name).lowercased()
         }
 
         if let portText, !portText.isEmpty {
-            guard portText.count <= 5, portText.allSatisfy(\.isASCIIDigit), let port = Int(portText), (1...65535).contains(port) else {
-                throw URLParseError(reason: "invalid port '\(portText)'")
+            guard portText.count <= 5, portText.allSatisfy(HTTPURL.isDigit), let port = Int(string(portText)), (1...65535).contains(port) else {
+                throw URLParseError(reason: "invalid port '\(string(portText))'")
             }
             self.port = port
         } else {
@@ -144,29 +149,30 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
         password = nil
     }
 
-    /// Resolves a `Location` value against this URL (RFC 3986 §5.2). Credentials are not carried.
+    /// Resolves a `Location` value against this URL (RFC 3986 §5.2). Credentials are not carried;
+    /// a fragment is dropped.
     public func resolving(_ reference: String) throws(URLParseError) -> HTTPURL {
         let reference = reference.trimmingASCIISpaces()
-        if HTTPURL.schemeSeparator(in: Substring(reference)) != nil {
+        var relative = Array(reference.utf8)[...]
+        if HTTPURL.schemeSeparator(in: relative) != nil {
             return try HTTPURL(reference)
         }
-        if reference.hasPrefix("//") { return try HTTPURL("\(scheme.rawValue):\(reference)") }
-        if let bad = reference.utf8.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+        if relative.starts(with: "//".utf8) { return try HTTPURL("\(scheme.rawValue):\(reference)") }
+        if let bad = relative.first(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw URLParseError(reason: "control character 0x\(String(bad, radix: 16)) in Location")
         }
-        var relative = Substring(reference)
-        if let hash = relative.firstIndex(of: "#") { relative = relative[..<hash] }
+        if let hash = relative.firstIndex(of: UInt8(ascii: "#")) { relative = relative[..<hash] }
         let newTarget: String
         if relative.isEmpty {
             newTarget = target
-        } else if relative.hasPrefix("/") {
+        } else if relative.first == UInt8(ascii: "/") {
             newTarget = HTTPURL.removingDotSegments(HTTPURL.requestTarget(relative))
-        } else if relative.hasPrefix("?") {
+        } else if relative.first == UInt8(ascii: "?") {
             newTarget = String(path) + HTTPURL.requestTarget(relative).dropFirst()
         } else {
             let basePath = path
             let directory = basePath[...(basePath.lastIndex(of: "/") ?? basePath.startIndex)]
-            newTarget = HTTPURL.removingDotSegments(HTTPURL.requestTarget(directory + relative))
+            newTarget = HTTPURL.removingDotSegments(HTTPURL.requestTarget(Array(directory.utf8) + relative))
         }
         return HTTPURL(scheme: scheme, host: host, port: port, target: newTarget)
     }
@@ -177,35 +183,41 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     // MARK: - Pieces
 
     /// The range of "://" when what precedes it is a scheme name.
-    private static func schemeSeparator(in text: Substring) -> Range<Substring.Index>? {
-        guard let colon = text.firstIndex(of: ":"), looksLikeScheme(text[..<colon]) else { return nil }
-        let after = text[colon...]
-        guard after.hasPrefix("://") else { return nil }
-        return colon..<text.index(colon, offsetBy: 3)
+    private static func schemeSeparator(in text: ArraySlice<UInt8>) -> Range<Int>? {
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), looksLikeScheme(text[..<colon]) else { return nil }
+        guard text[colon...].starts(with: "://".utf8) else { return nil }
+        return colon..<(colon + 3)
     }
 
-    private static func looksLikeScheme(_ text: Substring) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter else { return false }
-        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+    private static func looksLikeScheme(_ text: ArraySlice<UInt8>) -> Bool {
+        guard let first = text.first, isLetter(first) else { return false }
+        return text.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+    }
+
+    /// "/", "?" or "#": where the authority ends.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     private static func isHostByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-            return true
-        default:
-            return false
-        }
+        isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
     }
 
     /// Path and query as given, with "/" in front and unsendable bytes percent-encoded.
-    private static func requestTarget(_ text: Substring) -> String {
+    private static func requestTarget(_ text: some Collection<UInt8>) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count + 1)
-        if text.first != "/" { bytes.append(UInt8(ascii: "/")) }
+        bytes.reserveCapacity(text.count + 1)
+        if text.first != UInt8(ascii: "/") { bytes.append(UInt8(ascii: "/")) }
         let hex = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
+        for byte in text {
             if byte <= 0x20 || byte >= 0x7F {
                 bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
             } else {
@@ -239,6 +251,9 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Bytes cut from a String's UTF-8 at ASCII delimiters: valid UTF-8 again, so nothing is lost.
+private func string(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+
 /// Decodes `%XX` escapes; a `%` not followed by two hex digits is kept as is.
 func percentDecoded(_ text: some StringProtocol) -> [UInt8] {
     let bytes = Array(text.utf8)
@@ -265,10 +280,6 @@ func hexValue(_ byte: UInt8) -> UInt8? {
     case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
     default: return nil
     }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 extension StringProtocol {

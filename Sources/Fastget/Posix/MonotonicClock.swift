@@ -11,4 +11,9 @@ package enum MonotonicClock {
     package static func seconds() -> Double {
         Double(nanoseconds()) / 1e9
     }
+
+    /// Seconds that stand for "no limit" (about 31 years) where a timeout or deadline becomes a
+    /// `timeval`, `timespec` or poll interval. Timeouts are Doubles a user may set to 1e300 or
+    /// infinity, and converting a Double beyond `Int.max` to an integer traps.
+    package static let forever: Double = 1e9
 }

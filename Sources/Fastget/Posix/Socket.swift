@@ -96,7 +96,11 @@ package final class Socket: ByteStream, @unchecked Sendable {
     /// Bounds every later `read` and `write`: a call that waits longer fails with `EAGAIN`.
     private func setTimeouts(read: Double, write: Double) {
         func apply(_ option: Int32, _ seconds: Double) {
-            var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+            // A zero timeval means "never time out": a positive timeout under a microsecond must
+            // not round down to it. A huge one is capped before the conversion, which would trap.
+            let bounded = seconds.isNaN ? MonotonicClock.forever : min(max(seconds, 1e-6), MonotonicClock.forever)
+            let whole = bounded.rounded(.down)
+            var value = timeval(tv_sec: Int(whole), tv_usec: min(999_999, Int(((bounded - whole) * 1e6).rounded(.up))))
             setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
         }
         apply(SO_RCVTIMEO, read)

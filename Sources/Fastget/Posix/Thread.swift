@@ -112,6 +112,9 @@ package final class Monitor: @unchecked Sendable {
     /// clock passes `deadline`; returns false on the deadline.
     @discardableResult
     package func wait(until deadline: Double) -> Bool {
+        // A deadline an infinite or 1e300-second interval away is capped: converting it would trap.
+        let latest = MonotonicClock.seconds() + MonotonicClock.forever
+        let deadline = deadline.isNaN ? latest : min(deadline, latest)
         let whole = deadline.rounded(.down)
         var time = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
         return pthread_cond_timedwait(condition, mutex, &time) != ETIMEDOUT
