@@ -1,7 +1,9 @@
+#if FASTGET_FAULTS
 import Synchronization
 
 /// A test hook: writes to one output file fail with `ENOSPC` once a byte budget is spent, so
-/// tests can fill the disk at a chosen moment. Disarmed, it costs one relaxed atomic load per write.
+/// in-process tests can fill the disk at a chosen moment without touching other downloads.
+/// Disarmed, it costs one relaxed atomic load per write. Debug builds only, like `SyscallFaults`.
 package enum FaultInjection {
     private static let armed = Atomic<Bool>(false)
     private static let plan = Locked<(path: String, budget: Int64)?>(nil)
@@ -29,3 +31,4 @@ package enum FaultInjection {
         }
     }
 }
+#endif

@@ -44,9 +44,11 @@ final class OutputFile: Sendable {
 
     /// Writes `bytes` at `offset`, all of them. Safe from several threads at once (positional).
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError) {
+        #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, bytes.count) {
             throw FastgetError.local(SystemError("pwrite", errno: 28 /* ENOSPC */), path: partPath)
         }
+        #endif
         do {
             try handle.write(bytes, at: offset)
         } catch {
@@ -56,9 +58,11 @@ final class OutputFile: Sendable {
 
     /// Moves `count` bytes from `pipe` into the file at `offset` (the zero-copy path).
     func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
+        #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, count) {
             throw FastgetError.local(SystemError("splice", errno: 28 /* ENOSPC */), path: partPath)
         }
+        #endif
         do {
             try pipe.drain(into: handle, at: offset, count: count)
         } catch {
