@@ -19,6 +19,23 @@ package enum FaultInjection {
         plan.withLock { $0 = nil }
     }
 
+    private static let failingSyncs = Locked<Set<String>>([])
+
+    /// Every `fdatasync` and `fsync` of the output file `path` fails with `EIO` (as a lost
+    /// writeback does) until `allowSyncs(of:)`.
+    package static func failSyncs(of path: String) {
+        _ = failingSyncs.withLock { $0.insert(path) }
+    }
+
+    package static func allowSyncs(of path: String) {
+        _ = failingSyncs.withLock { $0.remove(path) }
+    }
+
+    /// Whether a sync of the output file `path` must fail.
+    static func shouldFailSync(_ path: String) -> Bool {
+        failingSyncs.withLock { $0.contains(path) }
+    }
+
     /// Whether a write of `count` bytes to `path` must fail; charges the budget otherwise.
     static func shouldFail(_ path: String, _ count: Int) -> Bool {
         guard armed.load(ordering: .relaxed) else { return false }
