@@ -46,6 +46,9 @@ public enum TestResponse: Sendable {
     case hang
     /// Send these bytes one at a time, one every `interval` seconds (a slowloris server).
     case trickle([UInt8], interval: Double)
+    /// Send `head`, then what `rest` returns (it may wait for an event, bounded), then close:
+    /// a client is left waiting in the middle of a body until the test lets it go on.
+    case staged(head: [UInt8], rest: @Sendable () -> [UInt8])
 }
 
 /// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.
