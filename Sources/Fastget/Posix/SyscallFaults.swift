@@ -34,16 +34,19 @@ internal import Glibc
 ///   later one; without `@N`, every one) with ERRNO: a name from `errnoNames` or a number
 ///   (default EIO). May be repeated. EINTR only for a single call: a retry loop would spin.
 ///
-/// Sites: open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename, recv, send,
-/// splice (pipe to file), splice-in (socket to pipe).
+/// Sites: open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename (also the final
+/// rename that never replaces), recv, send, splice (pipe to file), splice-in (socket to pipe;
+/// its errors keep the operation name `recv`). TLS traffic goes through OpenSSL's own reads
+/// and writes and is not hooked: over TLS only the file calls see faults.
 ///
 /// An armed process writes one line to standard error when it exits (`atexit`):
 ///
 ///     fastget-faults: seed=42 eintr=3 short-read=12 short-write=4 reset=1 fail=1 fail-open=0 …
 ///     fail-splice-in=0 calls-open=5 … calls-splice-in=97
 ///
-/// `fail-SITE` counts every error injected at SITE (random or by `fail=`; EINTR counts as
-/// `eintr`), `calls-SITE` the calls made there, injected faults included.
+/// `fail-SITE` counts every error injected at SITE, random or by `fail=` (EINTR counts as
+/// `eintr`, ECONNRESET on a socket as `reset`); `calls-SITE` the calls made there, injected
+/// faults included.
 enum SyscallFaults {
     enum Site: Int, CaseIterable {
         case open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename, recv, send, splice, spliceIn
