@@ -11,6 +11,10 @@ let openSSL: [LinkerSetting] = staticOpenSSL
     ? [.unsafeFlags(["-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a"])]
     : [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
 
+// Fault injection (Posix/SyscallFaults.swift, Download/FaultInjection.swift) exists in debug
+// builds only: the tests arm it, the shipped release and static binaries contain none of it.
+let faults: [SwiftSetting] = [.define("FASTGET_FAULTS", .when(configuration: .debug))]
+
 let package = Package(
     name: "fastget",
     products: [
@@ -25,6 +29,7 @@ let package = Package(
         .target(
             name: "Fastget",
             dependencies: ["COpenSSL", "CLinux"],
+            swiftSettings: faults,
             linkerSettings: openSSL
         ),
         .executableTarget(name: "FastgetCLI", dependencies: ["Fastget"]),
@@ -38,12 +43,13 @@ let package = Package(
         ),
         // Runs one measured process and reports its own peak RSS (see launcher.c for why).
         .executableTarget(name: "bench-launcher", path: "Benchmarks/BenchLauncher"),
-        .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"]),
+        .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"], swiftSettings: faults),
         // The library as an embedder sees it: `import Fastget`, never `@testable`.
         .testTarget(name: "FastgetAPITests", dependencies: ["Fastget", "FastgetTestSupport"]),
         .testTarget(
             name: "FastgetIntegrationTests",
-            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "Bench"]
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "Bench"],
+            swiftSettings: faults
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -49,6 +49,9 @@ public enum TestResponse: Sendable {
     /// Send `sent` at once, then `trickled` one byte every `interval` seconds, then close: a head
     /// on time followed by a body (or chunked trailer) that crawls.
     case trickleAfter(sent: [UInt8], trickled: [UInt8], interval: Double)
+    /// Send `head`, then what `rest` returns (it may wait for an event, bounded), then close:
+    /// a client is left waiting in the middle of a body until the test lets it go on.
+    case staged(head: [UInt8], rest: @Sendable () -> [UInt8])
 }
 
 /// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.

@@ -27,6 +27,10 @@ extension TestServer {
                 usleep(useconds_t(interval * 1e6))
             }
             return false
+        case .staged(let head, let rest):
+            guard head.withUnsafeBytes({ channel.write($0) }) else { return false }
+            _ = rest().withUnsafeBytes { channel.write($0) }
+            return false
         case .hang:
             var byte: UInt8 = 0
             while !isStopped && recv(channel.fd, &byte, 1, 0) > 0 {}

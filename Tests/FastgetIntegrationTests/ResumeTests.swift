@@ -194,6 +194,7 @@ private final class ChangingFile: Sendable {
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
     }
 
+    #if FASTGET_FAULTS
     @Test func diskFullStopsWithExit74AndTheRerunCompletes() throws {
         let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 4_194_304.0 }))
         let directory = try TemporaryDirectory()
@@ -219,4 +220,5 @@ private final class ChangingFile: Sendable {
         #expect(report.resumedBytes == journal.bytesWritten)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
     }
+    #endif
 }

@@ -24,7 +24,8 @@ final class Checkpointer: Sendable {
     }
 
     /// Takes a checkpoint of `table`. Throws `.localIO` (disk full, I/O error); the previous
-    /// journal then stays in place.
+    /// journal then stays in place. Once a sync of the output file has failed, every later
+    /// checkpoint throws too (`OutputFile.syncData`): the data it would vouch for may be lost.
     /// - Returns: the bytes the journal now records as on disk.
     @discardableResult
     func checkpoint(_ table: SegmentTable) throws(FastgetError) -> Int64 {

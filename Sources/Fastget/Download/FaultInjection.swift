@@ -1,7 +1,9 @@
+#if FASTGET_FAULTS
 import Synchronization
 
 /// A test hook: writes to one output file fail with `ENOSPC` once a byte budget is spent, so
-/// tests can fill the disk at a chosen moment. Disarmed, it costs one relaxed atomic load per write.
+/// in-process tests can fill the disk at a chosen moment without touching other downloads.
+/// Disarmed, it costs one relaxed atomic load per write. Debug builds only, like `SyscallFaults`.
 package enum FaultInjection {
     private static let armed = Atomic<Bool>(false)
     private static let plan = Locked<(path: String, budget: Int64)?>(nil)
@@ -17,6 +19,23 @@ package enum FaultInjection {
         plan.withLock { $0 = nil }
     }
 
+    private static let failingSyncs = Locked<Set<String>>([])
+
+    /// Every `fdatasync` and `fsync` of the output file `path` fails with `EIO` (as a lost
+    /// writeback does) until `allowSyncs(of:)`.
+    package static func failSyncs(of path: String) {
+        _ = failingSyncs.withLock { $0.insert(path) }
+    }
+
+    package static func allowSyncs(of path: String) {
+        _ = failingSyncs.withLock { $0.remove(path) }
+    }
+
+    /// Whether a sync of the output file `path` must fail.
+    static func shouldFailSync(_ path: String) -> Bool {
+        failingSyncs.withLock { $0.contains(path) }
+    }
+
     /// Whether a write of `count` bytes to `path` must fail; charges the budget otherwise.
     static func shouldFail(_ path: String, _ count: Int) -> Bool {
         guard armed.load(ordering: .relaxed) else { return false }
@@ -29,3 +48,4 @@ package enum FaultInjection {
         }
     }
 }
+#endif

@@ -6,6 +6,12 @@ final class OutputFile: Sendable {
     let finalPath: String
     let partPath: String
     private let handle: FileHandle
+    /// The first failed `fdatasync`/`fsync`, kept for good. Linux reports a writeback error
+    /// (EIO, ENOSPC, EDQUOT) to one sync per open file; the next sync on the same descriptor
+    /// returns 0 although the lost pages never reached the disk. So after one failure no sync
+    /// may vouch for this file again: every later one fails the same way, which stops the
+    /// journal where it was (still true) and the final rename.
+    private let syncFailure = Locked<FastgetError?>(nil)
 
     /// Creates (or empties) `<finalPath>.part` and sizes it to `length` when known.
     /// - Parameter keeping: open the existing `.part` of a resumed download instead; it may be
@@ -35,18 +41,31 @@ final class OutputFile: Sendable {
 
     /// Flushes written data to the device (the first step of every checkpoint).
     func syncData() throws(FastgetError) {
-        do {
-            try handle.syncData()
+        try sync("fdatasync") { () throws(SystemError) in try handle.syncData() }
+    }
+
+    /// Runs the sync `body` unless an earlier one failed; a failure is remembered (see `syncFailure`).
+    private func sync(_ operation: String, _ body: () throws(SystemError) -> Void) throws(FastgetError) {
+        if let failure = syncFailure.withLock({ $0 }) { throw failure }
+        do throws(SystemError) {
+            #if FASTGET_FAULTS
+            if FaultInjection.shouldFailSync(partPath) { throw SystemError(operation, errno: EIO) }
+            #endif
+            try body()
         } catch {
-            throw FastgetError.local(error, path: partPath)
+            let failure = FastgetError.local(error, path: partPath)
+            syncFailure.withLock { $0 = $0 ?? failure }
+            throw failure
         }
     }
 
     /// Writes `bytes` at `offset`, all of them. Safe from several threads at once (positional).
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError) {
+        #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, bytes.count) {
             throw FastgetError.local(SystemError("pwrite", errno: 28 /* ENOSPC */), path: partPath)
         }
+        #endif
         do {
             try handle.write(bytes, at: offset)
         } catch {
@@ -56,9 +75,11 @@ final class OutputFile: Sendable {
 
     /// Moves `count` bytes from `pipe` into the file at `offset` (the zero-copy path).
     func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
+        #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, count) {
             throw FastgetError.local(SystemError("splice", errno: 28 /* ENOSPC */), path: partPath)
         }
+        #endif
         do {
             try pipe.drain(into: handle, at: offset, count: count)
         } catch {
@@ -96,14 +117,15 @@ final class OutputFile: Sendable {
     /// Makes the file durable and gives it its final name: set the length (for a stream of
     /// unknown length), fsync, rename, fsync the directory. Unless `replacing`, a file that
     /// appeared at the final name meanwhile is left alone: that throws `.cannotCreateOutput` and
-    /// the `.part` stays (open, so that a last checkpoint can still be taken).
+    /// the `.part` stays (open, so that a last checkpoint can still be taken). Fails without a
+    /// rename when any earlier sync of the file failed.
     func finish(length: Int64, replacing: Bool) throws(FastgetError) {
-        do {
+        do throws(SystemError) {
             if try handle.size() != length { try handle.setLength(length) }
-            try handle.sync()
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
+        try sync("fsync") { () throws(SystemError) in try handle.sync() }
         do {
             if replacing {
                 try FileSystem.rename(partPath, to: finalPath)

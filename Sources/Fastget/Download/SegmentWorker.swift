@@ -270,11 +270,19 @@ final class SegmentWorker {
             let want = Int(min(Int64(buffer.count), limit))
             let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
                                                deadline: transfer.requester.ioDeadline)
-            if read > 0 {
-                try confirmOwnership(connection)
-                try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<read]), at: offset)
+            guard read > 0 else { return 0 }
+            try confirmOwnership(connection)
+            // As on the copying path: a steal that landed during the read leaves only the
+            // bytes below the new end to this worker; the rest are the thief's to write.
+            let usable = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
+            if usable > 0 {
+                try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<usable]), at: offset)
             }
-            return read
+            if usable < read {
+                connection.invalidate()
+                connection.shutdown()
+            }
+            return usable
         } catch {
             connection.invalidate()
             throw error

@@ -38,7 +38,7 @@ package final class FileHandle: @unchecked Sendable {
         var done = 0
         while done < bytes.count {
             let written = try retryingOnInterrupt("pwrite") {
-                pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                pwrite(descriptor, bytes.baseAddress! + done, faultShortened(bytes.count - done, "pwrite"), off_t(offset) + off_t(done))
             }
             if written == 0 { throw SystemError("pwrite", errno: EIO) }
             done += written
@@ -56,7 +56,7 @@ package final class FileHandle: @unchecked Sendable {
 
     /// Reads up to `buffer.count` bytes at `offset`. The corresponding C function is `pread`.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SystemError) -> Int {
-        try retryingOnInterrupt("pread") { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
+        try retryingOnInterrupt("pread") { pread(descriptor, buffer.baseAddress, faultShortened(buffer.count, "pread"), off_t(offset)) }
     }
 
     /// Sets the length; extending leaves a hole (a sparse file). The corresponding C function is `ftruncate`.

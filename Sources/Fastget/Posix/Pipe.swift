@@ -28,8 +28,8 @@ package final class SplicePipe: @unchecked Sendable {
     /// Moves up to `limit` bytes from `socket` into the pipe; 0 at the end of the stream.
     /// Honours the socket's receive timeout (`EAGAIN`). The corresponding C function is `splice`.
     package func fill(from socket: Socket, limit: Int) throws(SystemError) -> Int {
-        try retryingOnInterrupt("recv") {
-            fastget_splice(socket.descriptor, nil, writeEnd, nil, min(limit, capacity))
+        try retryingOnInterrupt("recv", site: "splice-in") {
+            fastget_splice(socket.descriptor, nil, writeEnd, nil, faultShortened(min(limit, capacity), "splice-in"))
         }
     }
 
@@ -38,7 +38,7 @@ package final class SplicePipe: @unchecked Sendable {
         var position = off_t(offset)
         var left = count
         while left > 0 {
-            let moved = try retryingOnInterrupt("splice") { fastget_splice(readEnd, nil, file.descriptor, &position, left) }
+            let moved = try retryingOnInterrupt("splice") { fastget_splice(readEnd, nil, file.descriptor, &position, faultShortened(left, "splice")) }
             if moved == 0 { throw SystemError("splice", errno: EIO) }
             left -= moved
         }

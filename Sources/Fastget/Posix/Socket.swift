@@ -109,7 +109,7 @@ package final class Socket: ByteStream, @unchecked Sendable {
 
     /// The corresponding C function is `recv`.
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        try retryingOnInterrupt("recv") { recv(descriptor, buffer.baseAddress, buffer.count, 0) }
+        try retryingOnInterrupt("recv") { recv(descriptor, buffer.baseAddress, faultShortened(buffer.count, "recv"), 0) }
     }
 
     /// Writes everything; `MSG_NOSIGNAL` keeps a closed peer from raising SIGPIPE.
@@ -118,7 +118,7 @@ package final class Socket: ByteStream, @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let sent = try retryingOnInterrupt("send") {
-                send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                send(descriptor, bytes.baseAddress! + offset, faultShortened(bytes.count - offset, "send"), Int32(MSG_NOSIGNAL))
             }
             offset += sent
         }

@@ -28,9 +28,19 @@ package struct SystemError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Repeats a system call that failed with `EINTR`; throws `SystemError` for any other failure.
+/// `site` names the call for the fault injector when `operation` alone does not tell it apart
+/// (test builds only; see `SyscallFaults`).
 @inline(__always)
-package func retryingOnInterrupt<T: BinaryInteger>(_ operation: String, _ body: () -> T) throws(SystemError) -> T {
+package func retryingOnInterrupt<T: BinaryInteger>(_ operation: String, site: String? = nil, _ body: () -> T) throws(SystemError) -> T {
     while true {
+        #if FASTGET_FAULTS
+        // An injected fault stands in for the call, before it reaches the kernel, and takes
+        // the path the real error would.
+        if let injected = SyscallFaults.error(at: site ?? operation) {
+            if injected == EINTR { continue }
+            throw SystemError(operation, errno: injected)
+        }
+        #endif
         let result = body()
         if result >= 0 { return result }
         let code = errno
