@@ -41,6 +41,21 @@ import Testing
         download.cancel()
     }
 
+    @Test func aPauseStopsATLSHandshakeThatIsWaitingForTheServer() throws {
+        let server = try TestServer(TestServer.Configuration(stalledHandshake: .silent)) { _ in .status(500) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = options(directory)
+        options.connectTimeout = 60 // a stop must not wait for it
+        options.insecure = true
+        let download = try Download(url: server.url(), options: options)
+        download.start()
+        #expect(eventually(within: 10) { server.connectionCount >= 1 })
+        download.pause()
+        #expect(eventually(within: 5) { download.state == .paused })
+        download.cancel()
+    }
+
     @Test func aPauseStopsTheReResolutionOfAnExpiredRedirect() throws {
         // `/file` redirects to `/signed`, which serves two ranges and then answers 403; asked
         // again, `/file` never answers.

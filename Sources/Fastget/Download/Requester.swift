@@ -76,7 +76,7 @@ final class Requester: Sendable {
             parked.invalidate()
             onConnection(nil)
         }
-        let connection = try connector.connect(to: request.url)
+        let connection = try connector.connect(to: request.url, created: onConnection)
         onConnection(connection)
         try connection.send(request)
         return (connection, try connection.readHead(method: request.method, deadline: ioDeadline))

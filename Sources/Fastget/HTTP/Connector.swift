@@ -51,10 +51,13 @@ package final class Connector: Sendable {
     /// Name resolution, the TCP connect (over every address), the tunnel and the TLS handshake
     /// share one deadline, `connectTimeout` from now: a peer slow at each step must not get the
     /// timeout once per step, nor a handshake trickling in byte by byte hold it forever.
-    package func connect(to url: HTTPURL) throws -> HTTPConnection {
+    ///
+    /// `created` learns of each socket as soon as it exists, for a stop to shut it down: the
+    /// connect, the tunnel and the handshake then end at once instead of at the deadline.
+    package func connect(to url: HTTPURL, created: (Socket) -> Void = { _ in }) throws -> HTTPConnection {
         let deadline = MonotonicClock.seconds() + connectTimeout
         let proxy = try proxies.proxy(for: url)
-        let socket = try open(proxy ?? url, deadline: deadline)
+        let socket = try open(proxy ?? url, deadline: deadline, created: created)
         let stream: any ByteStream
         if url.scheme == .https {
             if let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
@@ -76,7 +79,7 @@ package final class Connector: Sendable {
     /// A TCP connection to `url`'s host, trying every address it resolves to by `deadline`.
     /// While other addresses remain, an attempt gets half the time left: one address that
     /// drops every packet (a broken IPv6 route) must not use it all.
-    private func open(_ url: HTTPURL, deadline: Double) throws -> Socket {
+    private func open(_ url: HTTPURL, deadline: Double, created: (Socket) -> Void) throws -> Socket {
         let addresses = try Resolver.resolve(host: url.host, port: url.port, deadline: deadline)
         var lastError: any Error = SystemError("connect", errno: 113 /* EHOSTUNREACH */)
         for (index, address) in addresses.enumerated() {
@@ -84,7 +87,7 @@ package final class Connector: Sendable {
             guard now < deadline else { throw SystemError.timedOut("connect") }
             let attemptDeadline = index == addresses.count - 1 ? deadline : now + (deadline - now) / 2
             do {
-                return try Socket.connect(to: address, deadline: attemptDeadline)
+                return try Socket.connect(to: address, deadline: attemptDeadline, created: created)
             } catch {
                 lastError = error
             }

@@ -1,11 +1,19 @@
 internal import Glibc
+import Synchronization
 
 /// A connected TCP socket with blocking I/O bounded by timeouts.
 package final class Socket: ByteStream, @unchecked Sendable {
     /// The file descriptor; owned, closed on deinit.
     package let descriptor: Int32
 
+    /// Set by `shutdown`: a socket not yet connected ignores `shutdown(2)`, so the connecting
+    /// phase also looks here, at least every `Socket.stopCheck` seconds.
+    private let stopped = Atomic<Bool>(false)
+
     private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// How often a wait in the connecting phase looks whether the socket was shut down.
+    static let stopCheck = 0.05
 
     deinit { close(descriptor) }
 
@@ -14,10 +22,16 @@ package final class Socket: ByteStream, @unchecked Sendable {
     /// The socket stays non-blocking, so that what else setting up the connection takes (a proxy
     /// tunnel, a TLS handshake) can be bounded by the same deadline with `wait`; `makeBlocking`
     /// ends that phase. The corresponding C functions are `socket`, `connect` and `poll`.
-    package static func connect(to address: SocketAddress, deadline: Double) throws(SystemError) -> Socket {
+    ///
+    /// `created` learns of the socket before it connects, so that a stop can reach it from the
+    /// moment it exists.
+    package static func connect(to address: SocketAddress, deadline: Double,
+                                created: (Socket) -> Void = { _ in }) throws(SystemError) -> Socket {
         let fd = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         let socket = Socket(descriptor: fd)
+        created(socket)
+        if socket.isStopped { throw SystemError("connect", errno: ECONNABORTED) }
         var storage = address.storage
         let result = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
@@ -46,10 +60,11 @@ package final class Socket: ByteStream, @unchecked Sendable {
     package func wait(for readiness: Readiness, until deadline: Double) throws(SystemError) -> Bool {
         let events = Int16(readiness == .readable ? POLLIN : POLLOUT)
         while true {
+            if isStopped { throw SystemError("poll", errno: ECONNABORTED) }
             let remaining = deadline - MonotonicClock.seconds()
             if remaining <= 0 { return false }
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            let ready = poll(&entry, 1, Int32((min(remaining, Socket.stopCheck) * 1000).rounded(.up)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("poll")
@@ -124,7 +139,10 @@ package final class Socket: ByteStream, @unchecked Sendable {
         }
     }
 
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
     package func shutdown() {
+        stopped.store(true, ordering: .releasing)
         _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 }
