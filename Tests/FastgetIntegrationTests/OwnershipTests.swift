@@ -175,19 +175,23 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         #expect(fetched == Int64(data.count) - claimed)
     }
 
-    @Test func aPartShorterThanTheFileResumesWhenItHoldsTheClaimedBytes() throws {
-        // What `-c` leaves when stopped after moving the user's file to .part, before growing it.
-        let server = try TestServer(file: TestFile(data))
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let output = directory.file("f.bin")
-        let prefix = 1_000_000
+    /// What `-c` leaves when stopped after moving the user's file (`prefix` bytes) to `.part`,
+    /// before growing it: a short `.part` and a journal claiming all of it.
+    func leaveMovedPrefix(_ prefix: Int, at output: String, url: String, validator: Validator?) throws {
         try Data(data[0..<prefix]).write(to: URL(fileURLWithPath: output + ".part"))
         let length = Int64(data.count)
         let entries = [Journal.Entry(start: 0, end: Int64(prefix), written: Int64(prefix)),
                        Journal.Entry(start: Int64(prefix), end: length, written: Int64(prefix))]
-        let stale = Journal(url: server.url(), finalURL: server.url(), length: length, validator: .etag("\"fastget-test-1\""), segments: entries)
-        try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
+        let journal = Journal(url: url, finalURL: url, length: length, validator: validator, segments: entries)
+        try Data(journal.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
+    }
+
+    @Test func aPartShorterThanTheFileResumesWhenItHoldsTheClaimedBytes() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("f.bin")
+        try leaveMovedPrefix(1_000_000, at: output, url: server.url(), validator: .etag("\"fastget-test-1\""))
         let result = try runProcess(try fastgetExecutable(), ["-q", "-o", "f.bin", server.url()], in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
@@ -204,12 +208,7 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         defer { directory.remove() }
         let output = directory.file("f.bin")
         let prefix = 1_500_000
-        try Data(data[0..<prefix]).write(to: URL(fileURLWithPath: output + ".part"))
-        let length = Int64(data.count)
-        let entries = [Journal.Entry(start: 0, end: Int64(prefix), written: Int64(prefix)),
-                       Journal.Entry(start: Int64(prefix), end: length, written: Int64(prefix))]
-        let stale = Journal(url: server.url(), finalURL: server.url(), length: length, validator: nil, segments: entries)
-        try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
+        try leaveMovedPrefix(prefix, at: output, url: server.url(), validator: nil)
         let result = try runProcess(try fastgetExecutable(), ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
