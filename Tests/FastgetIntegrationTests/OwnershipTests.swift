@@ -215,6 +215,55 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         #expect(server.requests.compactMap { $0.header("Range") } == ["bytes=\(prefix)-\(data.count - 1)"])
     }
 
+    @Test func continueStoppedBeforeMovingTheFileNeverVouchesForAnOlderPart() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("f.bin")
+        try Data(data[0..<1_500_000]).write(to: URL(fileURLWithPath: output))
+        // A .part from an earlier download that was not resumed: full length, other bytes.
+        try Data(count: data.count).write(to: URL(fileURLWithPath: output + ".part"))
+        // Stop -c between its journal and the move of the user's file (the second rename).
+        let stopped = try FaultRun("fail=rename@2", ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
+        try stopped.requireInjector()
+        #expect(stopped.status == 74, "\(stopped.stderr)")
+        let again = try runProcess(try fastgetExecutable(), ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+    }
+
+    @Test func continueOnALargerFileResumedStillReplacesIt() throws {
+        let server = try TestServer(file: TestFile(data), OwnershipTests.slow)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("f.bin")
+        try Data(count: data.count + 1000).write(to: URL(fileURLWithPath: output))
+        var options = DownloadOptions()
+        options.output = output
+        options.segments = 4
+        options.continuePartial = true
+        options.checkpointInterval = 0.1
+        let first = try Download(url: server.url(), options: options)
+        first.start()
+        #expect(eventually { (journal(at: output + ".fastget")?.bytesWritten ?? 0) > 100_000 })
+        first.pause()
+        #expect(eventually { first.state == .paused })
+        _ = try Download(url: server.url(), options: options).run()
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+    }
+
+    @Test func aFileThatIsNotALockAtTheLockPathIsNeverTouched() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let mine = Data("a download a server once named f.bin.fastget.lock\n".utf8)
+        try mine.write(to: URL(fileURLWithPath: directory.file("f.bin.fastget.lock")))
+        let result = try runProcess(try fastgetExecutable(), ["-q", "-o", "f.bin", server.url()], in: directory.path)
+        #expect(result.status == 73)
+        #expect(result.stderr.hasPrefix("fastget: error: f.bin.fastget.lock exists and is not a fastget lock; leaving it alone\n"))
+        #expect(fileBytes(directory.file("f.bin.fastget.lock")) == mine)
+    }
+
     @Test func continueKeepsTheUsersPrefixAndWritesTheJournalFirst() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()

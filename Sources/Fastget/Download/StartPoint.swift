@@ -42,7 +42,8 @@ struct StartPoint {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
             return StartPoint(output: output, table: SegmentTable(journal: journal.segments),
                               checkpointer: Checkpointer(path: journalPath, output: output, header: header),
-                              segmented: true, resumedBytes: journal.bytesWritten, replacesDestination: options.overwrite)
+                              segmented: true, resumedBytes: journal.bytesWritten,
+                              replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options))
         }
         if finalExists && options.continuePartial && !options.overwrite {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
@@ -58,6 +59,13 @@ struct StartPoint {
         let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
         return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
                          replacesDestination: options.overwrite)
+    }
+
+    /// `-c` on a file larger than the server's downloads it again and replaces it; a resumed
+    /// run of that download must too (the journal does not say why it began).
+    private static func replacesLarger(_ destination: String, resource: RemoteResource, _ options: DownloadOptions) -> Bool {
+        guard options.continuePartial, let length = resource.length, let size = FileSystem.size(destination) else { return false }
+        return size > length
     }
 
     /// A segmented start from nothing: the journal is written the moment the `.part` exists.
@@ -171,7 +179,12 @@ struct StartPoint {
         }
         var journal = header
         journal.segments = entries
+        // A `.part` left from before (a journal that was not used, a single stream) must be
+        // gone, durably, before a journal claims bytes of `NAME.part`: stopped before the
+        // rename, the journal would vouch for its bytes.
         do throws(SystemError) {
+            try FileSystem.remove(destination + ".part")
+            try FileSystem.syncDirectory(containing: destination)
             try FileHandle.openReadOnly(destination).sync()
         } catch {
             throw FastgetError.local(error, path: destination)
@@ -179,6 +192,7 @@ struct StartPoint {
         try Checkpointer.write(journal, to: destination + ".fastget", durably: true)
         do {
             try FileSystem.rename(destination, to: destination + ".part")
+            try FileSystem.syncDirectory(containing: destination)
         } catch {
             throw FastgetError.local(error, path: destination)
         }
