@@ -167,6 +167,7 @@ final class SegmentWorker {
                 return
             } catch {
                 if transfer.isStopped { return } // our own shutdown, not the server's fault
+                transfer.track(id, nil) // a connection that failed before its answer: let it go now
                 let failure = FastgetError.from(error, url: url)
                 if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
                     continue // the redirect target expired; the original URL gave a new one

@@ -24,7 +24,7 @@ package final class FileLock: @unchecked Sendable {
     /// The corresponding C functions are `open`, `flock`, `fstat` and `stat`.
     package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
         for _ in 0..<8 {
-            let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+            let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644) }
             do {
                 _ = try retryingOnInterrupt("flock") { flock(fd, LOCK_EX | LOCK_NB) }
             } catch {
@@ -35,6 +35,12 @@ package final class FileLock: @unchecked Sendable {
             var held = stat()
             var named = stat()
             if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                // A lock file is empty. Anything else at that path is somebody's file (a
+                // download named `x.fastget.lock`): never lock it, or remove it on release.
+                guard (held.st_mode & S_IFMT) == S_IFREG, held.st_size == 0 else {
+                    Glibc.close(fd)
+                    throw SystemError("open", errno: EEXIST)
+                }
                 return FileLock(path: path, descriptor: fd)
             }
             Glibc.close(fd) // the previous holder removed it meanwhile
