@@ -40,10 +40,11 @@ enum ArgumentParser {
         /// Seconds, at least a millisecond: a shorter timeout is a typo rather than a wish (the
         /// kernel counts socket timeouts in clock ticks of 1-10 ms anyway). A huge value, even
         /// one beyond a Double (1e400 reads as infinity), means "no practical limit": the library
-        /// caps what reaches the kernel. The words inf and nan are not numbers of seconds (nan
-        /// fails every comparison).
+        /// caps what reaches the kernel. The words inf and nan are not numbers of seconds: both
+        /// have an n, which no overflowing number has (nan fails every comparison anyway). No
+        /// `String.contains(String)`: the static build leaves out _StringProcessing.
         func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
-            guard let number = Double(text), number >= 0.001, number.isFinite || !text.lowercased().contains("inf") else {
+            guard let number = Double(text), number >= 0.001, number.isFinite || !text.contains(where: { $0 == "n" || $0 == "N" }) else {
                 throw UsageError(message: "option \(option) needs a number of seconds, at least 0.001, not '\(text)'")
             }
             return number
@@ -59,7 +60,7 @@ enum ArgumentParser {
                 digits = digits.dropLast()
             }
             guard let number = Double(digits), number * Double(multiplier) >= 1024,
-                  number.isFinite || !digits.lowercased().contains("inf") else {
+                  number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" }) else {
                 throw UsageError(message: "option \(option) needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '\(text)'")
             }
             // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
