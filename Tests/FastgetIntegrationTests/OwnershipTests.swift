@@ -41,6 +41,15 @@ private func eventually(within seconds: Double = 20, _ condition: () -> Bool) ->
     return true
 }
 
+/// Library options for a download into `output` over four segments.
+private func fourSegments(_ output: String, checkpointInterval: Double) -> DownloadOptions {
+    var options = DownloadOptions()
+    options.output = output
+    options.segments = 4
+    options.checkpointInterval = checkpointInterval
+    return options
+}
+
 private func journal(at path: String) -> Journal? { Checkpointer.load(path).flatMap { try? $0.get() } }
 
 private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
@@ -77,10 +86,7 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         let server = try TestServer(file: TestFile(data), OwnershipTests.slow)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = DownloadOptions()
-        options.output = directory.file("same.bin")
-        options.segments = 4
-        options.checkpointInterval = 10
+        let options = fourSegments(directory.file("same.bin"), checkpointInterval: 10)
         let first = try Download(url: server.url(), options: options)
         first.start()
         #expect(eventually { server.requests.filter { $0.method == "GET" }.count == 4 })
@@ -140,10 +146,7 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let output = directory.file("f.bin")
-        var options = DownloadOptions()
-        options.output = output
-        options.segments = 4
-        options.checkpointInterval = 30
+        var options = fourSegments(output, checkpointInterval: 30)
         options.timeout = 30
         let download = try Download(url: server.url(), options: options)
         download.start()
@@ -238,11 +241,8 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         defer { directory.remove() }
         let output = directory.file("f.bin")
         try Data(count: data.count + 1000).write(to: URL(fileURLWithPath: output))
-        var options = DownloadOptions()
-        options.output = output
-        options.segments = 4
+        var options = fourSegments(output, checkpointInterval: 0.1)
         options.continuePartial = true
-        options.checkpointInterval = 0.1
         let first = try Download(url: server.url(), options: options)
         first.start()
         #expect(eventually { (journal(at: output + ".fastget")?.bytesWritten ?? 0) > 100_000 })
@@ -311,10 +311,7 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let output = directory.file("f.bin")
-        var options = DownloadOptions()
-        options.output = output
-        options.segments = 4
-        options.checkpointInterval = 0.1
+        let options = fourSegments(output, checkpointInterval: 0.1)
         let first = try Download(url: server.url(), options: options)
         first.start()
         #expect(eventually { (journal(at: output + ".fastget")?.bytesWritten ?? 0) > 100_000 })
