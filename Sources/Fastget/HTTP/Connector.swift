@@ -1,4 +1,3 @@
-
 /// Opens connections to an origin: resolves the host, tries every address (IPv6 and IPv4) until
 /// one connects, applies timeouts, and adds TLS for `https`.
 package final class Connector: Sendable {
@@ -120,34 +119,5 @@ package final class Connector: Sendable {
                 throw FastgetError(.unavailable, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))")
             }
         }
-    }
-}
-
-/// Idle keep-alive connections, by origin, for the next request of any worker.
-package final class ConnectionPool: Sendable {
-    private let idle = Locked<[HTTPConnection]>([])
-    private let capacity: Int
-
-    package init(capacity: Int = 64) { self.capacity = capacity }
-
-    /// An idle connection to `origin`, if one is parked.
-    package func take(origin: String) -> HTTPConnection? {
-        idle.withLock { connections in
-            guard let index = connections.lastIndex(where: { $0.origin == origin }) else { return nil }
-            return connections.remove(at: index)
-        }
-    }
-
-    /// Parks `connection` if it can carry another request; otherwise drops (closes) it.
-    package func park(_ connection: HTTPConnection) {
-        guard connection.isReusable else { return }
-        idle.withLock { connections in
-            if connections.count < capacity { connections.append(connection) }
-        }
-    }
-
-    /// Closes every idle connection.
-    package func removeAll() {
-        idle.withLock { $0.removeAll() }
     }
 }

@@ -57,33 +57,3 @@ package final class FileLock: @unchecked Sendable {
         descriptor = -1
     }
 }
-
-extension FileSystem {
-    /// Renames `from` to `to` unless something exists at `to` (then `EEXIST`): a file that
-    /// appeared at `to` meanwhile is never replaced. Where the file system cannot rename that
-    /// way, a hard link (which never replaces either) and an unlink do the same.
-    /// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`, `link` and `unlink`.
-    package static func renameWithoutReplacing(_ from: String, to: String) throws(SystemError) {
-        do {
-            _ = try retryingOnInterrupt("rename") { fastget_rename_noreplace(from, to) }
-        } catch where error.errno == EINVAL || error.errno == ENOSYS || error.errno == EOPNOTSUPP {
-            _ = try retryingOnInterrupt("link") { link(from, to) }
-            try remove(from)
-        }
-    }
-}
-
-/// Names this process can use without meeting another process's.
-package enum ProcessIdentity {
-    private static let counter = Locked(0)
-
-    /// "<pid>-<n>", different at every call within this process and from every other live
-    /// process's. The corresponding C function is `getpid`.
-    package static func uniqueSuffix() -> String {
-        let n = counter.withLock { value -> Int in
-            value += 1
-            return value
-        }
-        return "\(getpid())-\(n)"
-    }
-}

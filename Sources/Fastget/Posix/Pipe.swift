@@ -34,7 +34,7 @@ package final class SplicePipe: @unchecked Sendable {
     }
 
     /// Moves exactly `count` bytes from the pipe into `file` at `offset`.
-    package func drain(into file: FileHandle, at offset: Int64, count: Int) throws(SystemError) {
+    package func drain(into file: FileDescriptor, at offset: Int64, count: Int) throws(SystemError) {
         var position = off_t(offset)
         var left = count
         while left > 0 {

@@ -1,56 +1,5 @@
 internal import Glibc
 
-/// One socket address returned by the resolver.
-package struct SocketAddress: Sendable, CustomStringConvertible {
-    var storage: sockaddr_storage
-    var length: socklen_t
-
-    var family: Int32 { Int32(storage.ss_family) }
-
-    /// The numeric host, for messages ("127.0.0.1", "::1").
-    package var description: String {
-        var copy = storage
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        let result = withUnsafePointer(to: &copy) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
-            }
-        }
-        guard result == 0 else { return "?" }
-        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-/// A failed name lookup, with the resolver's own code.
-package struct ResolveError: Error, Sendable, CustomStringConvertible {
-    package let host: String
-    package let code: Int32
-    package let systemErrno: Int32
-    /// No answer came before the deadline (the lookup may still be running on its thread).
-    package let timedOut: Bool
-
-    package init(host: String, code: Int32, systemErrno: Int32 = 0, timedOut: Bool = false) {
-        self.host = host
-        self.code = code
-        self.systemErrno = systemErrno
-        self.timedOut = timedOut
-    }
-
-    /// A lookup given up at its deadline.
-    package static func timeout(host: String) -> ResolveError { ResolveError(host: host, code: EAI_AGAIN, timedOut: true) }
-
-    /// The name does not exist (as opposed to a temporary failure of the resolver).
-    package var isNotFound: Bool {
-        !timedOut && (code == EAI_NONAME || code == EAI_FAIL || code == -5 /* EAI_NODATA */ || code == EAI_SERVICE)
-    }
-
-    package var description: String {
-        if timedOut { return "no answer within the connect timeout" }
-        if code == EAI_SYSTEM { return SystemError.describe(systemErrno) }
-        return String(cString: gai_strerror(code))
-    }
-}
-
 package enum Resolver {
     /// What a lookup gives: every address, or why there are none.
     package typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[SocketAddress], ResolveError>

@@ -1,42 +1,5 @@
 import Synchronization
 
-/// One segment's live state. Its worker is the only writer of `written`; `end` moves down only
-/// when another worker steals the segment's tail (under the table's lock).
-final class Segment: Sendable {
-    let start: Int64
-    /// Exclusive end. A steal lowers it; the worker re-reads it before every read and stops there.
-    let end: Atomic<Int64>
-    /// The first byte not yet written: `[start, written)` is on disk (not yet necessarily durable).
-    /// Published after `pwrite`/`splice` returns.
-    let written: Atomic<Int64>
-    /// Bytes per second lately, measured by the coordinator; 0 until known.
-    let speed = Atomic<Int64>(0)
-    /// Whether a worker has taken it.
-    let owned = Atomic<Bool>(false)
-    /// Whether an idle worker has a hedge request out for this segment's tail.
-    let hedged = Atomic<Bool>(false)
-    /// Where the segment ended when it was made: a lower `end` means it was stolen from.
-    let plannedEnd: Int64
-    /// Whether it is a tail that a hedge won.
-    let fromHedge: Bool
-
-    init(range: ByteRange, written: Int64? = nil, fromHedge: Bool = false) {
-        start = range.start
-        end = Atomic(range.end)
-        plannedEnd = range.end
-        self.fromHedge = fromHedge
-        self.written = Atomic(written ?? range.start)
-    }
-
-    var remaining: Int64 { end.load(ordering: .acquiring) - written.load(ordering: .acquiring) }
-
-    /// The watermark as the journal may record it. A steal that lands between the worker's check
-    /// of `end` and its write lets it write (identical) bytes just past its new end; those bytes
-    /// are the thief's to account for.
-    var writtenWithinEnd: Int64 { min(written.load(ordering: .acquiring), end.load(ordering: .acquiring)) }
-    var isComplete: Bool { remaining <= 0 }
-}
-
 /// Every segment of a download, in file order, tiling `[0, length)`. Workers claim unowned
 /// segments; when none is left, an idle worker steals the second half of the segment with the
 /// longest estimated time to finish. Structure changes and snapshots take a lock; the data
@@ -219,12 +182,4 @@ final class SegmentTable: Sendable {
 
     /// Segments not yet finished.
     var unfinishedCount: Int { segments.filter { !$0.isComplete }.count }
-}
-
-/// An idle worker's request for the tail of a slow segment, not yet owning it.
-struct Hedge {
-    let victim: Segment
-    /// The range asked for, with its own watermark; inserted into the table on commit.
-    let tail: Segment
-    let thiefSpeed: Int64
 }

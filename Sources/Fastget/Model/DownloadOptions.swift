@@ -1,12 +1,3 @@
-/// The library's version, sent in `User-Agent` and printed by `fastget --version`.
-public enum Fastget {
-    /// fastget's version.
-    public static let version = "0.1.0"
-
-    /// The OpenSSL library version in use.
-    public static var openSSLVersion: String { TLSContext.libraryVersion }
-}
-
 /// What to download and how.
 public struct DownloadOptions: Sendable {
     /// Parallel byte ranges (1…64). Small files use fewer: each segment is at least

@@ -185,7 +185,7 @@ struct StartPoint {
         do throws(SystemError) {
             try FileSystem.remove(destination + ".part")
             try FileSystem.syncDirectory(containing: destination)
-            try FileHandle.openReadOnly(destination).sync()
+            try FileDescriptor.openReadOnly(destination).sync()
         } catch {
             throw FastgetError.local(error, path: destination)
         }

@@ -2,7 +2,7 @@ internal import Glibc
 internal import CLinux
 
 /// An open file, positioned I/O only. Owned: closed on deinit unless closed explicitly.
-package final class FileHandle: @unchecked Sendable {
+package final class FileDescriptor: @unchecked Sendable {
     package let descriptor: Int32
     private var isClosed = false
 
@@ -12,24 +12,24 @@ package final class FileHandle: @unchecked Sendable {
 
     /// Opens `path` for reading and writing, creating it with mode 0644 when `create` is set,
     /// emptying it when `truncate` is set. The corresponding C function is `open`.
-    package static func open(_ path: String, create: Bool, truncate: Bool) throws(SystemError) -> FileHandle {
+    package static func open(_ path: String, create: Bool, truncate: Bool) throws(SystemError) -> FileDescriptor {
         var flags = O_RDWR | O_CLOEXEC
         if create { flags |= O_CREAT }
         if truncate { flags |= O_TRUNC }
         let fd = try retryingOnInterrupt("open") { Glibc.open(path, flags, 0o644) }
-        return FileHandle(descriptor: fd)
+        return FileDescriptor(descriptor: fd)
     }
 
     /// Opens an existing file for reading only.
-    package static func openReadOnly(_ path: String) throws(SystemError) -> FileHandle {
+    package static func openReadOnly(_ path: String) throws(SystemError) -> FileDescriptor {
         let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
-        return FileHandle(descriptor: fd)
+        return FileDescriptor(descriptor: fd)
     }
 
     /// Opens a directory so that it can be synced after a rename.
-    package static func openDirectory(_ path: String) throws(SystemError) -> FileHandle {
+    package static func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor {
         let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        return FileHandle(descriptor: fd)
+        return FileDescriptor(descriptor: fd)
     }
 
     /// Writes all of `bytes` at `offset`, continuing after short writes.
@@ -108,73 +108,5 @@ package final class FileHandle: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         if Glibc.close(descriptor) != 0 && errno != EINTR { throw SystemError("close") }
-    }
-}
-
-/// Path operations on the file system.
-package enum FileSystem {
-    /// The size of the file at `path`, nil when there is none.
-    package static func size(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int64(info.st_size)
-    }
-
-    /// Bytes an unprivileged writer may still allocate on the file system holding `directory`;
-    /// nil when it cannot be told. The corresponding C function is `statvfs`.
-    package static func availableBytes(in directory: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) &* Int64(info.f_frsize)
-    }
-
-    /// Whether anything (file, directory, link) exists at `path`.
-    package static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
-
-    package static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// The corresponding C function is `rename`.
-    package static func rename(_ from: String, to: String) throws(SystemError) {
-        _ = try retryingOnInterrupt("rename") { Glibc.rename(from, to) }
-    }
-
-    /// Removes a file; a missing file is not an error. The corresponding C function is `unlink`.
-    package static func remove(_ path: String) throws(SystemError) {
-        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink") }
-    }
-
-    /// The names in the directory at `path` ("." and ".." left out). The corresponding C
-    /// functions are `opendir` and `readdir`.
-    package static func list(_ path: String) throws(SystemError) -> [String] {
-        guard let directory = opendir(path) else { throw SystemError("opendir") }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    /// The directory part of `path` ("." when there is none).
-    package static func directory(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        if slash == path.utf8.startIndex { return "/" }
-        return String(path[..<slash])
-    }
-
-    /// Fsyncs the directory holding `path`, making a rename in it durable.
-    package static func syncDirectory(containing path: String) throws(SystemError) {
-        let directory = try FileHandle.openDirectory(directory(of: path))
-        try directory.sync()
-        try directory.close()
     }
 }

@@ -1,18 +1,5 @@
 internal import Glibc
 
-/// Where workers put body bytes: the `.part` file (`OutputFile`), or, when the file streams to
-/// a descriptor, a window that puts them back in order (`ReorderWindow`).
-protocol WriteTarget: Sendable {
-    /// Writes `bytes` at file offset `offset`, all of them.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError)
-    /// Moves `count` bytes from `pipe` to file offset `offset` (only where splicing is on).
-    func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError)
-    /// Starts writeback of bytes written (nothing to do for a stream).
-    func startWriteback(_ range: ByteRange)
-}
-
-extension OutputFile: WriteTarget {}
-
 /// A fixed ring of `capacity` bytes between the workers, which write at any offset within the
 /// window `[emitted, emitted + capacity)` and wait while their bytes lie beyond it, and the
 /// coordinator, which writes the bytes to the descriptor strictly in file order. Memory stays at

@@ -2,10 +2,10 @@ internal import Glibc
 
 /// The file being written: `<name>.part` at full length (sparse, preallocated where the file
 /// system can), renamed to `<name>` only once every byte is in.
-final class OutputFile: Sendable {
+final class OutputFile: WriteTarget, Sendable {
     let finalPath: String
     let partPath: String
-    private let handle: FileHandle
+    private let handle: FileDescriptor
     /// The first failed `fdatasync`/`fsync`, kept for good. Linux reports a writeback error
     /// (EIO, ENOSPC, EDQUOT) to one sync per open file; the next sync on the same descriptor
     /// returns 0 although the lost pages never reached the disk. So after one failure no sync
@@ -20,7 +20,7 @@ final class OutputFile: Sendable {
         self.finalPath = finalPath
         partPath = finalPath + ".part"
         do {
-            handle = try FileHandle.open(partPath, create: !keeping, truncate: !keeping)
+            handle = try FileDescriptor.open(partPath, create: !keeping, truncate: !keeping)
         } catch {
             throw FastgetError.local(error, path: partPath, creating: true)
         }

@@ -59,7 +59,7 @@ final class Checkpointer: Sendable {
 
     private static func write(_ bytes: [UInt8], to path: String, temporaryPath: String, durably: Bool) throws(FastgetError) {
         do throws(SystemError) {
-            let file = try FileHandle.open(temporaryPath, create: true, truncate: true)
+            let file = try FileDescriptor.open(temporaryPath, create: true, truncate: true)
             try file.write(bytes, at: 0)
             if durably { try file.sync() }
             try file.close()
@@ -80,7 +80,7 @@ final class Checkpointer: Sendable {
     /// Reads the journal at `path`: nil when there is none.
     static func load(_ path: String) -> Result<Journal, JournalError>? {
         guard FileSystem.exists(path) else { return nil }
-        guard let file = try? FileHandle.openReadOnly(path), let size = try? file.size(),
+        guard let file = try? FileDescriptor.openReadOnly(path), let size = try? file.size(),
               size <= Int64(Journal.maximumSegments * 24 + 4 * Journal.maximumStringBytes) else {
             return .failure(.invalid("unreadable or oversized"))
         }

@@ -1,0 +1,29 @@
+/// What a finished download did.
+public struct DownloadReport: Sendable {
+    /// Where the file is.
+    public let path: String
+    /// The file's length.
+    public let bytes: Int64
+    /// Seconds from the start of the run (probe included) to the final rename.
+    public let seconds: Double
+    /// Parallel connections used (1 for a single stream; 0 when nothing had to be fetched).
+    public let segments: Int
+    /// Times an idle connection took over the second half of a slower one's range.
+    public let steals: Int
+    /// Times an idle connection fetched a slow range's tail in parallel and delivered first.
+    public let hedges: Int
+    /// Hedges the slow connection won (the hedge stopped, having written nothing).
+    public let hedgesLost: Int
+    /// Connections opened, the probe's included.
+    public let connections: Int
+    /// Full TLS handshakes (0 for plain HTTP).
+    public let fullHandshakes: Int
+    /// TLS handshakes that resumed an earlier session of this download.
+    public let resumedHandshakes: Int
+    /// Attempts repeated after temporary failures.
+    public let retries: Int
+    /// Bytes that were already on disk from an earlier run.
+    public let resumedBytes: Int64
+    /// What the probe learned: final URL, length, validators.
+    public let resource: RemoteResource
+}

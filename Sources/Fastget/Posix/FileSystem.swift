@@ -1,0 +1,85 @@
+internal import Glibc
+internal import CLinux
+
+/// Path operations on the file system.
+package enum FileSystem {
+    /// The size of the file at `path`, nil when there is none.
+    package static func size(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Bytes an unprivileged writer may still allocate on the file system holding `directory`;
+    /// nil when it cannot be told. The corresponding C function is `statvfs`.
+    package static func availableBytes(in directory: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) &* Int64(info.f_frsize)
+    }
+
+    /// Whether anything (file, directory, link) exists at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The corresponding C function is `rename`.
+    package static func rename(_ from: String, to: String) throws(SystemError) {
+        _ = try retryingOnInterrupt("rename") { Glibc.rename(from, to) }
+    }
+
+    /// Removes a file; a missing file is not an error. The corresponding C function is `unlink`.
+    package static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink") }
+    }
+
+    /// The names in the directory at `path` ("." and ".." left out). The corresponding C
+    /// functions are `opendir` and `readdir`.
+    package static func list(_ path: String) throws(SystemError) -> [String] {
+        guard let directory = opendir(path) else { throw SystemError("opendir") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The directory part of `path` ("." when there is none).
+    package static func directory(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// Fsyncs the directory holding `path`, making a rename in it durable.
+    package static func syncDirectory(containing path: String) throws(SystemError) {
+        let directory = try FileDescriptor.openDirectory(directory(of: path))
+        try directory.sync()
+        try directory.close()
+    }
+}
+
+extension FileSystem {
+    /// Renames `from` to `to` unless something exists at `to` (then `EEXIST`): a file that
+    /// appeared at `to` meanwhile is never replaced. Where the file system cannot rename that
+    /// way, a hard link (which never replaces either) and an unlink do the same.
+    /// The corresponding C functions are `renameat2` with `RENAME_NOREPLACE`, `link` and `unlink`.
+    package static func renameWithoutReplacing(_ from: String, to: String) throws(SystemError) {
+        do {
+            _ = try retryingOnInterrupt("rename") { fastget_rename_noreplace(from, to) }
+        } catch where error.errno == EINVAL || error.errno == ENOSYS || error.errno == EOPNOTSUPP {
+            _ = try retryingOnInterrupt("link") { link(from, to) }
+            try remove(from)
+        }
+    }
+}

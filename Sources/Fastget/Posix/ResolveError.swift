@@ -1,0 +1,31 @@
+internal import Glibc
+
+/// A failed name lookup, with the resolver's own code.
+package struct ResolveError: Error, Sendable, CustomStringConvertible {
+    package let host: String
+    package let code: Int32
+    package let systemErrno: Int32
+    /// No answer came before the deadline (the lookup may still be running on its thread).
+    package let timedOut: Bool
+
+    package init(host: String, code: Int32, systemErrno: Int32 = 0, timedOut: Bool = false) {
+        self.host = host
+        self.code = code
+        self.systemErrno = systemErrno
+        self.timedOut = timedOut
+    }
+
+    /// A lookup given up at its deadline.
+    package static func timeout(host: String) -> ResolveError { ResolveError(host: host, code: EAI_AGAIN, timedOut: true) }
+
+    /// The name does not exist (as opposed to a temporary failure of the resolver).
+    package var isNotFound: Bool {
+        !timedOut && (code == EAI_NONAME || code == EAI_FAIL || code == -5 /* EAI_NODATA */ || code == EAI_SERVICE)
+    }
+
+    package var description: String {
+        if timedOut { return "no answer within the connect timeout" }
+        if code == EAI_SYSTEM { return SystemError.describe(systemErrno) }
+        return String(cString: gai_strerror(code))
+    }
+}
