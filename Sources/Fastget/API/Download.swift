@@ -77,7 +77,11 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
         }
         try options.validate()
-        proxies = try ProxySettings(explicit: options.proxy, noProxy: options.noProxy, useEnvironment: options.proxyFromEnvironment)
+        do {
+            proxies = try ProxySettings(explicit: options.proxy, noProxy: options.noProxy, useEnvironment: options.proxyFromEnvironment)
+        } catch {
+            throw FastgetError.from(error, url: parsed)
+        }
         self.url = parsed
         self.options = options
         destinationGiven = destination != nil || options.output != nil

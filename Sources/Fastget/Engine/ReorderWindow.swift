@@ -22,7 +22,7 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
         self.descriptor = descriptor
         self.capacity = capacity
         ring = .allocate(byteCount: capacity, alignment: 64)
-        digest = checksum.flatMap { Digest($0) }
+        digest = checksum.flatMap { Digest($0.digest) }
     }
 
     deinit { ring.deallocate() }

@@ -19,8 +19,7 @@ final class Requester: Sendable {
         userOrigin = url.origin
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
-            let pair = Array(user.utf8) + [UInt8(ascii: ":")] + Array((password ?? "").utf8)
-            credentials = (url.origin, "Basic " + base64Encoded(pair))
+            credentials = (url.origin, basicAuthorization(user: user, password: password))
         } else {
             credentials = nil
         }

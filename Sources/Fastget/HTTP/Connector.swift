@@ -45,7 +45,7 @@ package final class Connector: Sendable {
 
     /// A new connection to `url`'s origin, directly or through the proxy `proxies` names for it
     /// (plain HTTP in absolute form; HTTPS through a `CONNECT` tunnel). Throws `ResolveError`,
-    /// `SystemError` (connect), `TLSError`, or `FastgetError` for a proxy that refuses.
+    /// `SystemError` (connect), `TLSError`, or `ProxyError` for a proxy that refuses.
     ///
     /// Name resolution, the TCP connect (over every address), the tunnel and the TLS handshake
     /// share one deadline, `connectTimeout` from now: a peer slow at each step must not get the
@@ -113,10 +113,10 @@ package final class Connector: Sendable {
             case 200...299:
                 return
             case 407:
-                throw FastgetError(.accessDenied, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
-                                   hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
+                throw ProxyError(.authenticationRequired, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
+                                 hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
             default:
-                throw FastgetError(.unavailable, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))")
+                throw ProxyError(.refused, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))")
             }
         }
     }

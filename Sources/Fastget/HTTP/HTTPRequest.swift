@@ -23,6 +23,12 @@ package struct HTTPRequest: Sendable {
     }
 }
 
+/// The value of an `Authorization` or `Proxy-Authorization` field for HTTP Basic credentials
+/// (RFC 7617): `Basic ` and base64 of `user:password`.
+package func basicAuthorization(user: String, password: String?) -> String {
+    "Basic " + base64Encoded(Array(user.utf8) + [UInt8(ascii: ":")] + Array((password ?? "").utf8))
+}
+
 /// Base64 (RFC 4648) for `Authorization: Basic`.
 package func base64Encoded(_ bytes: some Collection<UInt8>) -> String {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

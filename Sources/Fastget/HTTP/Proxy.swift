@@ -7,35 +7,35 @@ internal import Glibc
 /// A malformed explicit proxy fails at once; one from the environment only fails the requests
 /// that would use it (an odd `https_proxy` must not stop plain HTTP downloads).
 package struct ProxySettings: Sendable {
-    private let http: Result<HTTPURL?, FastgetError>
-    private let https: Result<HTTPURL?, FastgetError>
+    private let http: Result<HTTPURL?, ProxyError>
+    private let https: Result<HTTPURL?, ProxyError>
     /// Host names or domains (a leading dot is optional), IP addresses, or "*" for all.
     package let bypass: [String]
 
     /// No proxy for anything.
     package static let direct = ProxySettings(http: .success(nil), https: .success(nil), bypass: [])
 
-    private init(http: Result<HTTPURL?, FastgetError>, https: Result<HTTPURL?, FastgetError>, bypass: [String]) {
+    private init(http: Result<HTTPURL?, ProxyError>, https: Result<HTTPURL?, ProxyError>, bypass: [String]) {
         self.http = http
         self.https = https
         self.bypass = bypass
     }
 
-    /// - Throws: `.usage` for a proxy URL that is not `http://`.
-    package init(explicit: String?, noProxy: String?, useEnvironment: Bool) throws(FastgetError) {
+    /// - Throws: `.invalid` for a proxy URL that is malformed or not `http://`.
+    package init(explicit: String?, noProxy: String?, useEnvironment: Bool) throws(ProxyError) {
         func environment(_ names: String...) -> String? {
             for name in names {
                 if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
             }
             return nil
         }
-        func parse(_ text: String?, from variable: String? = nil) -> Result<HTTPURL?, FastgetError> {
+        func parse(_ text: String?, from variable: String? = nil) -> Result<HTTPURL?, ProxyError> {
             guard let text else { return .success(nil) }
             let source = variable.map { " (from \($0))" } ?? ""
             let url: HTTPURL
-            do { url = try HTTPURL(text) } catch { return .failure(FastgetError(.usage, "invalid proxy '\(text)'\(source): \(error)")) }
+            do { url = try HTTPURL(text) } catch { return .failure(ProxyError(.invalid, "invalid proxy '\(text)'\(source): \(error)")) }
             guard url.scheme == .http else {
-                return .failure(FastgetError(.usage, "proxy '\(url.withoutCredentials)'\(source) must be http:// (https is tunnelled through it)"))
+                return .failure(ProxyError(.invalid, "proxy '\(url.withoutCredentials)'\(source) must be http:// (https is tunnelled through it)"))
             }
             return .success(url)
         }
@@ -56,7 +56,7 @@ package struct ProxySettings: Sendable {
 
     /// The proxy for `url`, nil to connect directly. Throws the error of a malformed proxy
     /// variable that this request would have used.
-    package func proxy(for url: HTTPURL) throws(FastgetError) -> HTTPURL? {
+    package func proxy(for url: HTTPURL) throws(ProxyError) -> HTTPURL? {
         let host = url.host.lowercased()
         for entry in bypass {
             if entry == "*" { return nil }
@@ -73,7 +73,6 @@ package struct ProxySettings: Sendable {
 
     /// `Proxy-Authorization` for a proxy URL with user info.
     static func authorization(_ proxy: HTTPURL) -> String? {
-        guard let user = proxy.user else { return nil }
-        return "Basic " + base64Encoded(Array(user.utf8) + [UInt8(ascii: ":")] + Array((proxy.password ?? "").utf8))
+        proxy.user.map { basicAuthorization(user: $0, password: proxy.password) }
     }
 }

@@ -7,6 +7,15 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         case sha1 = "sha-1"
         case md5
 
+        /// The same algorithm as libcrypto computes it.
+        var digest: Digest.Algorithm {
+            switch self {
+            case .sha256: .sha256
+            case .sha1: .sha1
+            case .md5: .md5
+            }
+        }
+
         /// Hex digits of a digest.
         var hexLength: Int {
             switch self {

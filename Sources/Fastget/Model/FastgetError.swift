@@ -170,6 +170,13 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
             return FastgetError(.protocolViolation, "invalid response from \(url.authority): \(error)")
         case let error as TransferError:
             return FastgetError(.temporary, "\(error) (\(url.authority))")
+        case let error as ProxyError:
+            let code: Code = switch error.kind {
+            case .invalid: .usage
+            case .authenticationRequired: .accessDenied
+            case .refused: .unavailable
+            }
+            return FastgetError(code, error.message, hint: error.hint)
         case let error as URLParseError:
             return FastgetError(.usage, "invalid URL: \(error)")
         default:

@@ -95,7 +95,7 @@ final class OutputFile: WriteTarget, Sendable {
 
     /// The digest of the first `length` bytes, read back from the file in `buffer`-sized pieces.
     func digest(_ algorithm: Checksum.Algorithm, length: Int64, buffer: UnsafeMutableRawBufferPointer) throws(FastgetError) -> String {
-        guard let digest = Digest(algorithm) else {
+        guard let digest = Digest(algorithm.digest) else {
             throw FastgetError(.localIO, "libcrypto cannot compute \(algorithm.rawValue)")
         }
         var offset: Int64 = 0

@@ -2,10 +2,15 @@ internal import COpenSSL
 
 /// A message digest computed by libcrypto (EVP): SHA-256, SHA-1 or MD5.
 package final class Digest {
+    /// The algorithms libcrypto computes for fastget.
+    package enum Algorithm: Sendable {
+        case sha256, sha1, md5
+    }
+
     private let context: OpaquePointer
 
     /// Nil when libcrypto cannot set the algorithm up.
-    package init?(_ algorithm: Checksum.Algorithm) {
+    package init?(_ algorithm: Algorithm) {
         guard let context = EVP_MD_CTX_new() else { return nil }
         let type: OpaquePointer? = switch algorithm {
         case .sha256: EVP_sha256()
