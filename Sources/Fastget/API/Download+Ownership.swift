@@ -4,12 +4,10 @@ internal import Glibc
 /// `NAME.fastget.lock` for as long as it does. A second download of the same destination — in
 /// another process or in this one — is refused at once and touches nothing.
 extension Download {
-    static func lockPath(_ destination: String) -> String { destination + ".fastget.lock" }
-
     /// Takes the lock on `destination`'s files; throws `.cannotCreateOutput` when another
     /// download holds it.
     static func own(_ destination: String) throws(FastgetError) -> FileLock {
-        let path = lockPath(destination)
+        let path = SidecarFiles(destination).lock
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)

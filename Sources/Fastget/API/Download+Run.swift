@@ -40,7 +40,7 @@ extension Download {
                 control.withLock { $0.destination = path }
             }
             let destination = self.destination
-            if ownership?.path != Download.lockPath(destination) {
+            if ownership?.path != SidecarFiles(destination).lock {
                 ownership?.release()
                 ownership = nil
                 ownership = try Download.own(destination)

@@ -295,8 +295,9 @@ public final class Download: Sendable {
     /// Removes the `.part` file and journal, unless another download owns them now.
     private func removeFiles(at destination: String) {
         guard let lock = try? Download.own(destination) else { return }
-        try? FileSystem.remove(destination + ".part")
-        try? FileSystem.remove(destination + ".fastget")
+        let files = SidecarFiles(destination)
+        try? FileSystem.remove(files.part)
+        try? FileSystem.remove(files.journal)
         lock.release()
     }
 }

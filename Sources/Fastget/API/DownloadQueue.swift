@@ -149,10 +149,10 @@ public final class DownloadQueue: Sendable {
     /// Rebuilds a paused download for every journal in the directory that can be read.
     private func restore() {
         guard let names = try? FileSystem.list(directory) else { return }
-        for name in names.sorted() where name.hasSuffix(".fastget") && name.count > ".fastget".count {
-            let path = directory + "/" + name
-            guard case .success(let journal) = Checkpointer.load(path),
-                  let download = try? Download(url: journal.url, destination: String(path.dropLast(".fastget".count)),
+        for name in names.sorted() {
+            guard let files = SidecarFiles.owning(journal: directory + "/" + name),
+                  case .success(let journal) = Checkpointer.load(files.journal),
+                  let download = try? Download(url: journal.url, destination: files.destination,
                                                options: options, state: .paused) else { continue }
             state.withLock { $0.downloads.append(download) }
             manage(download)

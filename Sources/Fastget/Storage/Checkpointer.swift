@@ -11,14 +11,12 @@
 /// writer that ignored the download's lock could not interleave its bytes with ours.
 final class Checkpointer: Sendable {
     let path: String
-    private let temporaryPath: String
     private let output: OutputFile
     private let header: Journal
 
     /// - Parameter header: URL, length and validator; its segments are replaced at each checkpoint.
     init(path: String, output: OutputFile, header: Journal) {
         self.path = path
-        temporaryPath = path + "." + ProcessIdentity.uniqueSuffix() + ".tmp"
         self.output = output
         self.header = header
     }
@@ -32,7 +30,7 @@ final class Checkpointer: Sendable {
         var journal = header
         journal.segments = table.snapshot()
         try output.syncData()
-        try write(journal, durably: true)
+        try Checkpointer.write(journal, to: path, durably: true)
         return journal.bytesWritten
     }
 
@@ -44,23 +42,16 @@ final class Checkpointer: Sendable {
         var journal = header
         journal.segments = table.snapshot()
         precondition(journal.bytesWritten == 0, "a first journal claims no bytes")
-        try write(journal, durably: false)
+        try Checkpointer.write(journal, to: path, durably: false)
     }
 
     /// Writes `journal` at `path` by way of a temporary file of this process's own, renamed
     /// into place; `durably` syncs the file before the rename and the directory after it.
     static func write(_ journal: Journal, to path: String, durably: Bool) throws(FastgetError) {
-        try write(journal.encoded(), to: path, temporaryPath: path + "." + ProcessIdentity.uniqueSuffix() + ".tmp", durably: durably)
-    }
-
-    private func write(_ journal: Journal, durably: Bool) throws(FastgetError) {
-        try Checkpointer.write(journal.encoded(), to: path, temporaryPath: temporaryPath, durably: durably)
-    }
-
-    private static func write(_ bytes: [UInt8], to path: String, temporaryPath: String, durably: Bool) throws(FastgetError) {
+        let temporaryPath = path + "." + ProcessIdentity.uniqueSuffix() + ".tmp"
         do throws(SystemError) {
             let file = try FileDescriptor.open(temporaryPath, create: true, truncate: true)
-            try file.write(bytes, at: 0)
+            try file.write(journal.encoded(), at: 0)
             if durably { try file.sync() }
             try file.close()
             try FileSystem.rename(temporaryPath, to: path)
@@ -74,7 +65,6 @@ final class Checkpointer: Sendable {
     /// Removes the journal once the file is complete under its final name.
     func remove() {
         try? FileSystem.remove(path)
-        try? FileSystem.remove(temporaryPath)
     }
 
     /// Reads the journal at `path`: nil when there is none.

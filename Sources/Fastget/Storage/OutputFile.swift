@@ -18,7 +18,7 @@ final class OutputFile: WriteTarget, Sendable {
     ///   shorter than `length` (a run stopped before growing it), never longer.
     init(finalPath: String, length: Int64?, keeping: Bool = false) throws(FastgetError) {
         self.finalPath = finalPath
-        partPath = finalPath + ".part"
+        partPath = SidecarFiles(finalPath).part
         do {
             handle = try FileDescriptor.open(partPath, create: !keeping, truncate: !keeping)
         } catch {

@@ -20,8 +20,8 @@ struct StartPoint {
         if FileSystem.isDirectory(destination) {
             throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
         }
-        let partPath = destination + ".part"
-        let journalPath = destination + ".fastget"
+        let files = SidecarFiles(destination)
+        let (partPath, journalPath) = (files.part, files.journal)
         let header = Journal(url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
                              length: resource.length ?? 0, validator: Validator(resource), segments: [])
         let finalExists = FileSystem.exists(destination)
@@ -152,6 +152,7 @@ struct StartPoint {
     /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest.
     private static func continuing(destination: String, resource: RemoteResource, header: Journal,
                                    options: DownloadOptions, notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+        let files = SidecarFiles(destination)
         let localSize = FileSystem.size(destination) ?? 0
         if let length = resource.length, localSize == length {
             notice("\(destination) is already complete (\(length) bytes)")
@@ -163,10 +164,10 @@ struct StartPoint {
         }
         if localSize > length {
             notice("\(destination) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
-            try? FileSystem.remove(destination + ".fastget")
+            try? FileSystem.remove(files.journal)
             let output = try OutputFile(finalPath: destination, length: length)
             let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
-            return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: destination + ".fastget", header: header,
+            return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
                              replacesDestination: true)
         }
         try checkSpace(for: destination, needed: length - localSize, freed: 0)
@@ -183,15 +184,15 @@ struct StartPoint {
         // gone, durably, before a journal claims bytes of `NAME.part`: stopped before the
         // rename, the journal would vouch for its bytes.
         do throws(SystemError) {
-            try FileSystem.remove(destination + ".part")
+            try FileSystem.remove(files.part)
             try FileSystem.syncDirectory(containing: destination)
             try FileDescriptor.openReadOnly(destination).sync()
         } catch {
             throw FastgetError.local(error, path: destination)
         }
-        try Checkpointer.write(journal, to: destination + ".fastget", durably: true)
+        try Checkpointer.write(journal, to: files.journal, durably: true)
         do {
-            try FileSystem.rename(destination, to: destination + ".part")
+            try FileSystem.rename(destination, to: files.part)
             try FileSystem.syncDirectory(containing: destination)
         } catch {
             throw FastgetError.local(error, path: destination)
@@ -199,7 +200,7 @@ struct StartPoint {
         let output = try OutputFile(finalPath: destination, length: length, keeping: true)
         notice("continuing \(destination) from byte \(localSize)")
         return StartPoint(output: output, table: SegmentTable(journal: entries),
-                          checkpointer: Checkpointer(path: destination + ".fastget", output: output, header: header),
+                          checkpointer: Checkpointer(path: files.journal, output: output, header: header),
                           segmented: true, resumedBytes: localSize, replacesDestination: false)
     }
 }

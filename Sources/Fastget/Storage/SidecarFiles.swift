@@ -1,0 +1,26 @@
+/// The files a download keeps beside its destination `NAME`, named here and nowhere else:
+/// `NAME.part` (the bytes, renamed to `NAME` when complete), `NAME.fastget` (the journal) and
+/// `NAME.fastget.lock` (ownership, while a download runs).
+package struct SidecarFiles: Sendable, Equatable {
+    static let partSuffix = ".part"
+    static let journalSuffix = ".fastget"
+    static let lockSuffix = ".fastget.lock"
+
+    /// The final path.
+    package let destination: String
+
+    package init(_ destination: String) { self.destination = destination }
+
+    /// `NAME.part`.
+    package var part: String { destination + SidecarFiles.partSuffix }
+    /// `NAME.fastget`.
+    package var journal: String { destination + SidecarFiles.journalSuffix }
+    /// `NAME.fastget.lock`.
+    package var lock: String { destination + SidecarFiles.lockSuffix }
+
+    /// The files whose journal is named `journalName`, nil when it is no journal's name.
+    package static func owning(journal journalName: String) -> SidecarFiles? {
+        guard journalName.hasSuffix(journalSuffix), journalName.count > journalSuffix.count else { return nil }
+        return SidecarFiles(String(journalName.dropLast(journalSuffix.count)))
+    }
+}
