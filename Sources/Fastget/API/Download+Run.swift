@@ -14,7 +14,7 @@ extension Download {
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
-        let probing = ProbeConnections()
+        let probing = ConnectionRegistry()
         control.withLock { control in
             control.probing = probing
             if control.stop != nil { probing.stop() } // asked for before there was a probe to stop
@@ -65,9 +65,9 @@ extension Download {
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
-            } catch where (transfer.resourceChanged || transfer.rangesLost) && restarts < Download.maximumRestarts {
+            } catch where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
-                if transfer.rangesLost {
+                if transfer.control.rangesLost {
                     // The old bytes came from ranges the server still honoured; they are right,
                     // but a stream from zero cannot skip them, so they go.
                     singleStream = true
@@ -130,7 +130,7 @@ extension Download {
         coordinator.window = window
         do {
             try run(coordinator, progress: progress, notice: notice)
-        } catch where transfer.resourceChanged || transfer.rangesLost {
+        } catch where transfer.control.resourceChanged || transfer.control.rangesLost {
             // Bytes already went out: a stream cannot start over.
             throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
         }
@@ -156,7 +156,7 @@ extension Download {
         while true {
             let resource: RemoteResource
             do {
-                resource = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track($0) }).probe(url)
+                resource = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) }).probe(url)
             } catch {
                 requester.events.take().forEach(hub.publish)
                 let failure = FastgetError.from(error, url: url)
@@ -194,7 +194,7 @@ extension Download {
             control.transfer = transfer
             return control.stop
         }
-        if let stop { transfer.stop(reason: stop.reason) }
+        if let stop { transfer.control.stop(reason: stop.reason) }
         advance(to: .downloading)
         hub.publish(.transferStarted(transfer.resource, segments: segments, resumedBytes: resumedBytes))
     }

@@ -50,7 +50,7 @@ public final class Download: Sendable {
         var state: DownloadState = .queued
         var transfer: Transfer?
         /// What the probe of the current run is waiting on.
-        var probing: ProbeConnections?
+        var probing: ConnectionRegistry?
         var stop: StopRequest?
         var outcome: Result<DownloadReport, FastgetError>?
         /// Set by a queue: where `resume` sends the download instead of starting it, and what to
@@ -196,7 +196,7 @@ public final class Download: Sendable {
     public func cancelAndDelete() { requestStop(.cancelAndDelete) }
 
     private func requestStop(_ request: StopRequest) {
-        enum Action { case none, stopTransfer(Transfer?, ProbeConnections?), pausedNow, cancelledNow }
+        enum Action { case none, stopTransfer(Transfer?, ConnectionRegistry?), pausedNow, cancelledNow }
         let action = control.withLock { control -> Action in
             if control.state.isActive {
                 // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.
@@ -222,7 +222,7 @@ public final class Download: Sendable {
             break
         case .stopTransfer(let transfer, let probing):
             probing?.stop()
-            transfer?.stop(reason: request.reason)
+            transfer?.control.stop(reason: request.reason)
         case .pausedNow:
             hub.publish(.stateChanged(.paused))
             settle()

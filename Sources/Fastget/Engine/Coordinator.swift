@@ -26,7 +26,7 @@ struct Coordinator {
                     transfer.workerFinished()
                 })
             } catch {
-                transfer.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
+                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
                 transfer.runningWorkers.subtract(count - id, ordering: .releasing)
                 break
             }
@@ -46,11 +46,11 @@ struct Coordinator {
                 do throws(FastgetError) {
                     try window.drain(waiting: options.progressInterval)
                 } catch {
-                    transfer.fail(error) // the reader went away (EPIPE) or the disk is full
+                    transfer.control.fail(error) // the reader went away (EPIPE) or the disk is full
                 }
-                if transfer.isStopped { window.stop() }
+                if transfer.control.isStopped { window.stop() }
             } else {
-                transfer.wake.wait(seconds: options.progressInterval)
+                transfer.control.wake.wait(seconds: options.progressInterval)
             }
             let now = MonotonicClock.seconds()
             measureSpeeds(&sampled, seconds: now - lastTick)
@@ -62,7 +62,7 @@ struct Coordinator {
                 do throws(FastgetError) {
                     transfer.post(.checkpoint(bytesOnDisk: try checkpointer.checkpoint(table)))
                 } catch {
-                    transfer.fail(error)
+                    transfer.control.fail(error)
                 }
             } else {
                 startWriteback(&flushed)
@@ -75,26 +75,26 @@ struct Coordinator {
             }
         }
         for thread in threads { thread.join() }
-        if let window, transfer.failure == nil, !transfer.isStopped {
+        if let window, transfer.control.failure == nil, !transfer.control.isStopped {
             do throws(FastgetError) {
                 while window.hasPending { try window.drain(waiting: 0) }
             } catch {
-                transfer.fail(error)
+                transfer.control.fail(error)
             }
         }
         let posted = transfer.takeEvents()
         if !posted.isEmpty { events(posted) }
 
-        let failure = transfer.failure
-        if failure != nil || transfer.isStopped {
+        let failure = transfer.control.failure
+        if failure != nil || transfer.control.isStopped {
             // Keep what is on disk: the rerun continues from here. If this fails too (disk
             // full), the previous journal stays, and it is true.
             var hint: String?
-            if let checkpointer, !transfer.resourceChanged, !transfer.rangesLost {
+            if let checkpointer, !transfer.control.resourceChanged, !transfer.control.rangesLost {
                 _ = try? checkpointer.checkpoint(table)
                 if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
             }
-            throw (failure ?? FastgetError(.cancelled, transfer.stopReason)).withHint(hint)
+            throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
         }
         progress(snapshot())
     }

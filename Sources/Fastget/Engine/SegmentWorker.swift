@@ -41,7 +41,7 @@ final class SegmentWorker {
         let stealing = transfer.options.stealing
         var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
         var speed: Int64 = 0
-        while !transfer.isStopped {
+        while !transfer.control.isStopped {
             let claimed = table.claim()
             if let segment = claimed ?? (stealing ? steal(from: table, minimum: minimum, speed: speed) : nil) {
                 if claimed == nil { transfer.post(.steal(ByteRange(start: segment.start, end: segment.end.load(ordering: .relaxed)))) }
@@ -50,26 +50,26 @@ final class SegmentWorker {
                 do {
                     try withRetries { try fetch(segment) }
                 } catch {
-                    transfer.fail(error)
+                    transfer.control.fail(error)
                     return
                 }
                 continue
             }
             guard hedgesLeft > 0, !table.isComplete else { return }
             guard let hedge = table.hedge(minimum: SegmentWorker.minimumHedge, reserve: SegmentWorker.hedgeReserve,
-                                          thiefSpeed: speed, latency: transfer.latency) else {
+                                          thiefSpeed: speed, latency: transfer.latency.seconds) else {
                 // Idle: look again shortly; a segment may yet fall behind the others.
-                transfer.pause(seconds: SegmentWorker.idlePoll)
+                transfer.control.sleep(seconds: SegmentWorker.idlePoll)
                 continue
             }
             measuredSpeed = 0
             do {
                 if try !run(hedge, table: table) {
                     hedgesLeft -= 1
-                    transfer.pause(seconds: SegmentWorker.idlePoll)
+                    transfer.control.sleep(seconds: SegmentWorker.idlePoll)
                 }
             } catch {
-                transfer.fail(error)
+                transfer.control.fail(error)
                 return
             }
             if measuredSpeed > 0 { speed = measuredSpeed }
@@ -80,7 +80,7 @@ final class SegmentWorker {
     /// answered (measured on this download: a round trip on a kept connection, a handshake on
     /// a new one).
     private func steal(from table: SegmentTable, minimum: Int64, speed: Int64) -> Segment? {
-        let minimumETA = max(SegmentWorker.minimumStealETA, 4 * transfer.latency)
+        let minimumETA = max(SegmentWorker.minimumStealETA, 4 * transfer.latency.seconds)
         return table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed, minimumETA: minimumETA)
     }
 
@@ -155,29 +155,29 @@ final class SegmentWorker {
                 transfer.streamedLength.store(length, ordering: .releasing)
             }
         } catch {
-            transfer.fail(error)
+            transfer.control.fail(error)
         }
     }
 
     private func withRetries(_ attempt: () throws -> Void) throws(FastgetError) {
         var failures = 0
-        while !transfer.isStopped {
+        while !transfer.control.isStopped {
             do {
                 try attempt()
                 return
             } catch {
-                if transfer.isStopped { return } // our own shutdown, not the server's fault
-                transfer.track(id, nil) // a connection that failed before its answer: let it go now
+                if transfer.control.isStopped { return } // our own shutdown, not the server's fault
+                transfer.control.connections.track(id, nil) // a connection that failed before its answer: let it go now
                 let failure = FastgetError.from(error, url: url)
                 if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
                     continue // the redirect target expired; the original URL gave a new one
                 }
-                if transfer.isStopped { return } // stopped while re-resolving it
+                if transfer.control.isStopped { return } // stopped while re-resolving it
                 guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
                 transfer.post(.retry(attempt: failures, error: failure))
-                transfer.pause(seconds: failure.retryDelay(attempt: failures))
+                transfer.control.sleep(seconds: failure.retryDelay(attempt: failures))
             }
         }
     }
@@ -192,12 +192,12 @@ final class SegmentWorker {
         if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
         let request = transfer.requester.request("GET", url, extra: fields)
         let sent = MonotonicClock.seconds()
-        let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.track(id, $0) }
-        transfer.recordLatency(MonotonicClock.seconds() - sent)
+        let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }
+        transfer.latency.record(MonotonicClock.seconds() - sent)
         kept = nil
-        defer { transfer.track(id, nil) }
+        defer { transfer.control.connections.track(id, nil) }
         try transfer.checkRange(head, for: range, url: url, connection: connection)
-        transfer.served(url)
+        transfer.location.served(url)
         let bodyStarted = MonotonicClock.seconds()
 
         // Re-read the end before every read: a steal may have moved it down, and the worker
@@ -207,7 +207,7 @@ final class SegmentWorker {
             var limit = segment.end.load(ordering: .acquiring) - offset
             var allowance = 0
             if let limiter = transfer.limiter {
-                allowance = limiter.take(upTo: Int(min(Int64(buffer.count), limit))) { transfer.isStopped }
+                allowance = limiter.take(upTo: Int(min(Int64(buffer.count), limit))) { transfer.control.isStopped }
                 if allowance == 0 { return } // stopped while waiting
                 limit = Int64(allowance)
             }
@@ -320,8 +320,8 @@ final class SegmentWorker {
     private func stream(_ progress: Segment) throws -> Int64 {
         url = transfer.url
         let request = transfer.requester.request("GET", url)
-        let (connection, head) = try transfer.requester.send(request) { transfer.track(id, $0) }
-        defer { transfer.track(id, nil) }
+        let (connection, head) = try transfer.requester.send(request) { transfer.control.connections.track(id, $0) }
+        defer { transfer.control.connections.track(id, nil) }
         guard (200...299).contains(head.status), head.status != 206 else {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -332,8 +332,8 @@ final class SegmentWorker {
         while true {
             var want = buffer.count
             if let limiter = transfer.limiter {
-                want = limiter.take(upTo: want) { transfer.isStopped }
-                if want == 0 { throw FastgetError(.cancelled, transfer.stopReason) }
+                want = limiter.take(upTo: want) { transfer.control.isStopped }
+                if want == 0 { throw FastgetError(.cancelled, transfer.control.stopReason) }
             }
             let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
                                                 deadline: transfer.requester.ioDeadline)
@@ -365,7 +365,7 @@ final class SegmentWorker {
         if let announced, announced != probed {
             connection.shutdown()
             let error = FastgetError(.protocolViolation, "the file changed on the server (it is \(announced) bytes now, not \(probed))")
-            transfer.failBecauseChanged(error)
+            transfer.control.failBecauseChanged(error)
             throw error
         }
         return probed

@@ -20,13 +20,13 @@ extension Transfer {
                 // longer the one whose bytes are on disk. (A 200 that still carries our
                 // validator is a server ignoring Range, handled below.)
                 let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
-                failBecauseChanged(error)
+                control.failBecauseChanged(error)
                 throw error
             }
             if (200...299).contains(head.status) {
                 // Not one byte of this answer is written; the download falls back to one stream.
                 let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
-                failBecauseRangesLost(error)
+                control.failBecauseRangesLost(error)
                 throw error
             }
             if head.status == 416, let range = try? head.contentRange(), let complete = range.completeLength {
@@ -51,7 +51,7 @@ extension Transfer {
         if let changedFrom {
             connection.shutdown()
             let error = FastgetError(.protocolViolation, "the file changed on the server (\(changedFrom))")
-            failBecauseChanged(error)
+            control.failBecauseChanged(error)
             throw error
         }
         if let complete = contentRange?.completeLength {
@@ -74,6 +74,6 @@ extension Transfer {
     /// fetched, the file on the server is another one now, and the download starts over.
     private func fileChanged(length: Int64) {
         guard let expected = resource.length, length != expected else { return }
-        failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
+        control.failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
     }
 }
