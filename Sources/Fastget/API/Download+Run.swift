@@ -48,7 +48,7 @@ extension Download {
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
                                                      options: options, singleStream: singleStream, notice: tell) else {
                 let length = resource.length ?? 0
-                return report(path: destination, bytes: length, started: started, segments: 0, connector: connector,
+                return report(path: destination, bytes: length, started: started, workers: 0, connector: connector,
                               resumedBytes: length, resource: resource)
             }
             let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
@@ -57,11 +57,8 @@ extension Download {
                   resumedBytes: start.resumedBytes)
             defer { control.withLock { $0.transfer = nil } }
 
-            // One worker per unfinished segment, up to the segment count asked for; on resume a
-            // journal may hold more segments (from steals) than workers.
-            let workers = min(options.segments, max(1, start.table.unfinishedCount))
-            let coordinator = Coordinator(transfer: transfer, table: start.table,
-                                          buffers: BufferPool(count: start.segmented ? workers : 1, size: options.bufferSize),
+            let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
+            let coordinator = Coordinator(transfer: transfer, table: start.table, workers: workers,
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
@@ -95,7 +92,7 @@ extension Download {
                 throw error
             }
             start.checkpointer?.remove()
-            return report(path: destination, bytes: length, started: started, segments: coordinator.buffers.count,
+            return report(path: destination, bytes: length, started: started, workers: workers,
                           table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
                           resource: resource)
         }
@@ -124,10 +121,8 @@ extension Download {
                                 validator: segmented ? Validator(resource) : nil)
         begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
         defer { control.withLock { $0.transfer = nil } }
-        var coordinator = Coordinator(transfer: transfer, table: SegmentTable(ranges: ranges),
-                                      buffers: BufferPool(count: workers, size: options.bufferSize),
-                                      checkpointer: nil, segmented: segmented, started: started)
-        coordinator.window = window
+        let coordinator = Coordinator(transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
+                                      checkpointer: nil, segmented: segmented, started: started, window: window)
         do {
             try run(coordinator, progress: progress, notice: notice)
         } catch where transfer.control.resourceChanged || transfer.control.rangesLost {
@@ -142,7 +137,7 @@ extension Download {
         if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
             throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
         }
-        return report(path: "-", bytes: emitted, started: started, segments: workers, transfer: transfer, connector: connector,
+        return report(path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
                       resumedBytes: 0, resource: resource)
     }
 
@@ -214,10 +209,10 @@ extension Download {
         })
     }
 
-    private func report(path: String, bytes: Int64, started: Double, segments: Int, table: SegmentTable? = nil,
+    private func report(path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
                         transfer: Transfer? = nil, connector: Connector, resumedBytes: Int64, resource: RemoteResource) -> DownloadReport {
         let statistics = connector.statistics
-        return DownloadReport(path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, segments: segments,
+        return DownloadReport(path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
                               steals: table?.steals.load(ordering: .relaxed) ?? 0,
                               hedges: table?.hedgesWon.load(ordering: .relaxed) ?? 0,
                               hedgesLost: table?.hedgesLost.load(ordering: .relaxed) ?? 0,

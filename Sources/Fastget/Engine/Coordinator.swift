@@ -4,18 +4,33 @@
 struct Coordinator {
     let transfer: Transfer
     let table: SegmentTable
+    /// Worker threads to start, each with one buffer of `buffers` and one connection at a time.
+    let workers: Int
     let buffers: BufferPool
     let checkpointer: Checkpointer?
     let segmented: Bool
     let started: Double
     /// When the file streams to a descriptor: this thread writes it out, in order.
-    var window: ReorderWindow?
+    let window: ReorderWindow?
+
+    init(transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: Checkpointer?, segmented: Bool,
+         started: Double, window: ReorderWindow? = nil) {
+        precondition(workers >= 1)
+        self.transfer = transfer
+        self.table = table
+        self.workers = workers
+        buffers = BufferPool(count: workers, size: transfer.options.bufferSize)
+        self.checkpointer = checkpointer
+        self.segmented = segmented
+        self.started = started
+        self.window = window
+    }
 
     /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
     func run(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
         let options = transfer.options
         var threads: [PosixThread] = []
-        let count = buffers.count
+        let count = workers
         transfer.runningWorkers.store(count, ordering: .releasing)
         let splice = segmented && transfer.resource.url.scheme == .http && window == nil
         for id in 0..<count {

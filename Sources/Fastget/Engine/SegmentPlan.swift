@@ -1,4 +1,16 @@
 package enum SegmentPlan {
+    /// The ranges a fresh download of `length` bytes starts with: `options.segments` of them,
+    /// none smaller than `options.minimumSegmentSize`.
+    static func ranges(length: Int64, options: DownloadOptions) -> [ByteRange] {
+        tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+    }
+
+    /// Worker threads for a table with `unfinished` segments: one per unfinished segment, up to
+    /// `options.segments` (a resumed journal may hold more segments, from steals, than that).
+    static func workers(unfinished: Int, options: DownloadOptions) -> Int {
+        min(options.segments, max(1, unfinished))
+    }
+
     /// Splits `[0, length)` into at most `segments` contiguous ranges of nearly equal size, none
     /// smaller than `minimumSize` (except when the whole file is smaller). The ranges tile the
     /// file exactly: each starts where the previous ended, the first at 0, the last at `length`.

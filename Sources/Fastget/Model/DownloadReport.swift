@@ -6,8 +6,13 @@ public struct DownloadReport: Sendable {
     public let bytes: Int64
     /// Seconds from the start of the run (probe included) to the final rename.
     public let seconds: Double
-    /// Parallel connections used (1 for a single stream; 0 when nothing had to be fetched).
-    public let segments: Int
+    /// Workers that ran in parallel, each a thread with one connection at a time (1 for a single
+    /// stream; 0 when nothing had to be fetched). The file may have had more segments: a worker
+    /// takes the next one, or half of another's, when its own is done.
+    public let workers: Int
+    /// The old name of `workers`.
+    @available(*, deprecated, renamed: "workers")
+    public var segments: Int { workers }
     /// Times an idle connection took over the second half of a slower one's range.
     public let steals: Int
     /// Times an idle connection fetched a slow range's tail in parallel and delivered first.

@@ -56,7 +56,7 @@ struct StartPoint {
             return StartPoint(output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
                               checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.overwrite)
         }
-        let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+        let ranges = SegmentPlan.ranges(length: length, options: options)
         return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
                          replacesDestination: options.overwrite)
     }
@@ -166,7 +166,7 @@ struct StartPoint {
             notice("\(destination) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
             try? FileSystem.remove(files.journal)
             let output = try OutputFile(finalPath: destination, length: length)
-            let ranges = SegmentPlan.tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+            let ranges = SegmentPlan.ranges(length: length, options: options)
             return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
                              replacesDestination: true)
         }
@@ -175,7 +175,7 @@ struct StartPoint {
         // claiming them comes first, durably, and only then does the user's file move: a stop
         // at any point leaves either the file where it was or a `.part` the journal resumes.
         var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
-        for range in SegmentPlan.tiles(length: length - localSize, segments: options.segments, minimumSize: options.minimumSegmentSize) {
+        for range in SegmentPlan.ranges(length: length - localSize, options: options) {
             entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
         }
         var journal = header
