@@ -11,7 +11,7 @@ let openSSL: [LinkerSetting] = staticOpenSSL
     ? [.unsafeFlags(["-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a"])]
     : [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
 
-// Fault injection (Posix/SyscallFaults.swift, Testing/FaultInjection.swift) exists in debug
+// Fault injection (Posix/SyscallFaults.swift, Storage/FaultInjection.swift) exists in debug
 // builds only: the tests arm it, the shipped release and static binaries contain none of it.
 let faults: [SwiftSetting] = [.define("FASTGET_FAULTS", .when(configuration: .debug))]
 

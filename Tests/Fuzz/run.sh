@@ -20,8 +20,8 @@ mkdir -p "$build"
 binary="$build/fastget-fuzz"
 # The library's sources and the driver as one module; OpenSSL and Linux shims as C modules.
 swiftc -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name Fastget \
-    -package-name fastget -I Sources/COpenSSL -I Sources/CLinux \
-    $(find Sources/Fastget -name '*.swift' | sort) Tests/Fuzz/Driver.swift \
+    -package-name fastget -I Sources/COpenSSL -I Sources/CLinux -D FASTGET_FUZZ_DRIVER \
+    $(find Sources/Fastget -name '*.swift' | sort) Tests/FastgetTests/FuzzTarget.swift Tests/Fuzz/Driver.swift \
     -lssl -lcrypto -o "$binary" 2> >(grep -v "Cannot export local symbol" >&2)
 
 status=0

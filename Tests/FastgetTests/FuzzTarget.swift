@@ -1,17 +1,23 @@
+// Test code, never in the product: the unit tests import the library to replay the corpus;
+// Tests/Fuzz/run.sh compiles this file into the library's own module (FASTGET_FUZZ_DRIVER).
+#if !FASTGET_FUZZ_DRIVER
+@testable import Fastget
+#endif
+
 /// Entry points for fuzzing the parsers that read bytes from the network or the disk.
 ///
 /// Each takes arbitrary bytes, runs one parser over them and checks properties that must hold for
 /// every input (the same answer whole or split, round trips, bounds). It returns nil when they
 /// hold and a description of the broken property otherwise. The libFuzzer driver in `Tests/Fuzz`
 /// turns a description into a crash; the unit tests replay the kept corpus through the same code.
-package enum FuzzTarget: String, CaseIterable, Sendable {
+enum FuzzTarget: String, CaseIterable, Sendable {
     case headParser = "head"
     case chunkedDecoder = "chunked"
     case contentRange = "content-range"
     case url = "url"
     case journal = "journal"
 
-    package func run(_ input: UnsafeRawBufferPointer) -> String? {
+    func run(_ input: UnsafeRawBufferPointer) -> String? {
         switch self {
         case .headParser: FuzzTarget.headParser(input)
         case .chunkedDecoder: FuzzTarget.chunkedDecoder(input)
@@ -21,7 +27,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 
-    package func run(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { run($0) } }
+    func run(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { run($0) } }
 
     // MARK: - Targets
 
