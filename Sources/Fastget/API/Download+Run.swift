@@ -1,11 +1,13 @@
 /// One run of a download on the coordinator thread: probe, start point, transfer, and the
-/// final rename (or, with `outputDescriptor`, the ordered stream).
+/// final rename (or, with `outputDescriptor`, the bytes written out in order). "Single stream"
+/// means one GET for the whole file, for a server without ranges; it applies to both.
 extension Download {
     /// How many times a download starts over because the file changed on the server.
     static let maximumRestarts = 2
 
-    /// Units a stream is fetched in: small, so that the workers stay close to the head.
-    static let streamUnit: Int64 = 512 * 1024
+    /// Units the file is fetched in when it is written out in order (`outputDescriptor`): small,
+    /// so that the workers stay close to the head.
+    static let orderedUnit: Int64 = 512 * 1024
 
     func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
@@ -25,7 +27,7 @@ extension Download {
             hub.publish(.notice(text))
         }
         if let descriptor = options.outputDescriptor {
-            return try stream(to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
+            return try writeInOrder(to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
                               notice: notice)
         }
         var restarts = 0
@@ -99,8 +101,8 @@ extension Download {
     }
 
     /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.
-    private func stream(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
-                        progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
+    private func writeInOrder(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
+                              progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
         options.stealing = false
@@ -110,12 +112,12 @@ extension Download {
         if !segmented { options.retries = 0 }
         let length = resource.length ?? 0
         let ranges = segmented
-            ? SegmentPlan.tiles(length: length, segments: Int(min(1 << 16, (length + Download.streamUnit - 1) / Download.streamUnit)),
-                                minimumSize: Download.streamUnit)
+            ? SegmentPlan.tiles(length: length, segments: Int(min(1 << 16, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
+                                minimumSize: Download.orderedUnit)
             : [ByteRange(start: 0, end: length)]
         let workers = segmented ? min(options.segments, ranges.count) : 1
         let window = ReorderWindow(descriptor: descriptor,
-                                   capacity: max(4 * options.bufferSize, 2 * workers * Int(Download.streamUnit)),
+                                   capacity: max(4 * options.bufferSize, 2 * workers * Int(Download.orderedUnit)),
                                    checksum: options.checksum?.algorithm)
         let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
                                 validator: segmented ? Validator(resource) : nil)

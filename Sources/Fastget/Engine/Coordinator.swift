@@ -37,7 +37,7 @@ struct Coordinator {
             do {
                 threads.append(try PosixThread { [transfer, table, buffers, segmented] in
                     let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
-                    if segmented { worker.run(table: table) } else { worker.runStream(progress: table.segments[0]) }
+                    if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
                     transfer.workerFinished()
                 })
             } catch {

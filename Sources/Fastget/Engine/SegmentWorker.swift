@@ -147,11 +147,11 @@ final class SegmentWorker {
 
     /// Single-stream mode (no range support or unknown length): one GET of the whole body.
     /// A failed attempt cannot resume without ranges, so a retry starts over at byte 0.
-    func runStream(progress: Segment) {
+    func runSingleStream(progress: Segment) {
         do {
             try withRetries {
                 progress.written.store(0, ordering: .releasing)
-                let length = try stream(progress)
+                let length = try fetchWhole(progress)
                 transfer.streamedLength.store(length, ordering: .releasing)
             }
         } catch {
@@ -317,7 +317,7 @@ final class SegmentWorker {
         return usable
     }
 
-    private func stream(_ progress: Segment) throws -> Int64 {
+    private func fetchWhole(_ progress: Segment) throws -> Int64 {
         url = transfer.url
         let request = transfer.requester.request("GET", url)
         let (connection, head) = try transfer.requester.send(request) { transfer.control.connections.track(id, $0) }
