@@ -37,16 +37,7 @@ extension Download {
         while true {
             advance(to: .probing)
             let resource = try probe(requester)
-            if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
-                let path = options.directory == "." ? name : options.directory + "/" + name
-                control.withLock { $0.destination = path }
-            }
-            let destination = self.destination
-            if ownership?.path != SidecarFiles(destination).lock {
-                ownership?.release()
-                ownership = nil
-                ownership = try Download.own(destination)
-            }
+            let destination = try ownDestination(for: resource, ownership: &ownership)
             guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
                                                      options: options, singleStream: singleStream, notice: tell) else {
                 let length = resource.length ?? 0
@@ -78,26 +69,49 @@ extension Download {
                 try? FileSystem.remove(start.output.partPath)
                 continue
             }
-            let length = start.segmented ? resource.length! : transfer.streamedLength.load(ordering: .acquiring)
-            guard length >= 0, !start.segmented || start.table.isComplete else {
-                throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
-            }
-            if let checksum = options.checksum {
-                try verify(checksum, start, length: length, buffers: coordinator.buffers)
-            }
-            do {
-                try start.output.finish(length: length, replacing: start.replacesDestination)
-            } catch {
-                // A file appeared at the final name: every byte is in and synced, so a last
-                // checkpoint lets the rerun (once the way is clear) finish without fetching.
-                if error.code == .cannotCreateOutput { _ = try? start.checkpointer?.checkpoint(start.table) }
-                throw error
-            }
-            start.checkpointer?.remove()
+            let length = try finish(start, transfer: transfer, buffers: coordinator.buffers)
             return report(path: destination, bytes: length, started: started, workers: workers,
                           table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
                           resource: resource)
         }
+    }
+
+    /// The destination for `resource` (the name its `Content-Disposition` gives, when the user
+    /// gave none), owned: the lock moves with the name when a new probe changes it.
+    private func ownDestination(for resource: RemoteResource, ownership: inout FileLock?) throws(FastgetError) -> String {
+        if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
+            let path = options.directory == "." ? name : options.directory + "/" + name
+            control.withLock { $0.destination = path }
+        }
+        let destination = self.destination
+        if ownership?.path != SidecarFiles(destination).lock {
+            ownership?.release()
+            ownership = nil
+            ownership = try Download.own(destination)
+        }
+        return destination
+    }
+
+    /// After a transfer that ended without failure: checks that the whole file is in, verifies
+    /// its checksum, renames it into place and drops the journal. Returns the file's length.
+    private func finish(_ start: StartPoint, transfer: Transfer, buffers: BufferPool) throws(FastgetError) -> Int64 {
+        let length = start.segmented ? transfer.resource.length! : transfer.streamedLength.load(ordering: .acquiring)
+        guard length >= 0, !start.segmented || start.table.isComplete else {
+            throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
+        }
+        if let checksum = options.checksum {
+            try verify(checksum, start, length: length, buffers: buffers)
+        }
+        do {
+            try start.output.finish(length: length, replacing: start.replacesDestination)
+        } catch {
+            // A file appeared at the final name: every byte is in and synced, so a last
+            // checkpoint lets the rerun (once the way is clear) finish without fetching.
+            if error.code == .cannotCreateOutput { _ = try? start.checkpointer?.checkpoint(start.table) }
+            throw error
+        }
+        start.checkpointer?.remove()
+        return length
     }
 
     /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.

@@ -7,13 +7,13 @@ struct Coordinator {
     /// Worker threads to start, each with one buffer of `buffers` and one connection at a time.
     let workers: Int
     let buffers: BufferPool
-    let checkpointer: Checkpointer?
+    let checkpointer: (any Checkpointing)?
     let segmented: Bool
     let started: Double
     /// When the file streams to a descriptor: this thread writes it out, in order.
     let window: ReorderWindow?
 
-    init(transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: Checkpointer?, segmented: Bool,
+    init(transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: (any Checkpointing)?, segmented: Bool,
          started: Double, window: ReorderWindow? = nil) {
         precondition(workers >= 1)
         self.transfer = transfer
@@ -29,24 +29,7 @@ struct Coordinator {
     /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
     func run(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
         let options = transfer.options
-        var threads: [PosixThread] = []
-        let count = workers
-        transfer.runningWorkers.store(count, ordering: .releasing)
-        let splice = segmented && transfer.resource.url.scheme == .http && window == nil
-        for id in 0..<count {
-            do {
-                threads.append(try PosixThread { [transfer, table, buffers, segmented] in
-                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
-                    if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
-                    transfer.workerFinished()
-                })
-            } catch {
-                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
-                transfer.runningWorkers.subtract(count - id, ordering: .releasing)
-                break
-            }
-        }
-
+        let threads = startWorkers()
         var lastReport = 0.0
         var lastTick = MonotonicClock.seconds()
         // The first checkpoint comes early — after a fraction of a second or the first MiB —
@@ -99,19 +82,44 @@ struct Coordinator {
         }
         let posted = transfer.takeEvents()
         if !posted.isEmpty { events(posted) }
-
-        let failure = transfer.control.failure
-        if failure != nil || transfer.control.isStopped {
-            // Keep what is on disk: the rerun continues from here. If this fails too (disk
-            // full), the previous journal stays, and it is true.
-            var hint: String?
-            if let checkpointer, !transfer.control.resourceChanged, !transfer.control.rangesLost {
-                _ = try? checkpointer.checkpoint(table)
-                if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
-            }
-            throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
-        }
+        try throwIfStoppedShort()
         progress(snapshot())
+    }
+
+    /// Starts one thread per worker; a thread that cannot start fails the transfer (those
+    /// started already see the stop and end).
+    private func startWorkers() -> [PosixThread] {
+        var threads: [PosixThread] = []
+        transfer.runningWorkers.store(workers, ordering: .releasing)
+        let splice = segmented && transfer.resource.url.scheme == .http && window == nil
+        for id in 0..<workers {
+            do {
+                threads.append(try PosixThread { [transfer, table, buffers, segmented] in
+                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
+                    if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
+                    transfer.workerFinished()
+                })
+            } catch {
+                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
+                transfer.runningWorkers.subtract(workers - id, ordering: .releasing)
+                break
+            }
+        }
+        return threads
+    }
+
+    /// Throws the first failure, or `.cancelled`, when the pass stopped short — after a last
+    /// checkpoint, so that the rerun continues from what is on disk. (If that checkpoint fails
+    /// too, a full disk, the previous journal stays, and it is true.)
+    private func throwIfStoppedShort() throws(FastgetError) {
+        let failure = transfer.control.failure
+        guard failure != nil || transfer.control.isStopped else { return }
+        var hint: String?
+        if let checkpointer, !transfer.control.resourceChanged, !transfer.control.rangesLost {
+            _ = try? checkpointer.checkpoint(table)
+            if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
+        }
+        throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
     }
 
     /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path.

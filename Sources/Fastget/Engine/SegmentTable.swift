@@ -21,7 +21,7 @@ final class SegmentTable: Sendable {
     }
 
     /// Segments restored from a journal: each continues from its watermark.
-    init(journal entries: [Journal.Entry]) {
+    init(journal entries: [SegmentRecord]) {
         structure = Locked(entries.map { Segment(range: ByteRange(start: $0.start, end: $0.end), written: $0.written) })
     }
 
@@ -165,10 +165,10 @@ final class SegmentTable: Sendable {
 
     /// Every segment's range and watermark, for the journal; consistent with steals (it takes
     /// the same lock), so the entries always tile the file.
-    func snapshot() -> [Journal.Entry] {
+    func snapshot() -> [SegmentRecord] {
         structure.withLock { segments in
             segments.map { segment in
-                Journal.Entry(start: segment.start, end: segment.end.load(ordering: .acquiring),
+                SegmentRecord(start: segment.start, end: segment.end.load(ordering: .acquiring),
                               written: segment.writtenWithinEnd)
             }
         }

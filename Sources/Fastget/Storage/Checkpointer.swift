@@ -9,7 +9,7 @@
 ///
 /// The temporary file's name is this process's own (`<name>.fastget.<pid>-<n>.tmp`): even a
 /// writer that ignored the download's lock could not interleave its bytes with ours.
-final class Checkpointer: Sendable {
+final class Checkpointer: Checkpointing {
     let path: String
     private let output: OutputFile
     private let header: Journal

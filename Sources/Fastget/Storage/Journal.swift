@@ -19,17 +19,8 @@
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk.
 package struct Journal: Sendable, Equatable {
-    package struct Entry: Sendable, Equatable {
-        package var start: Int64
-        package var end: Int64
-        package var written: Int64
-
-        package init(start: Int64, end: Int64, written: Int64) {
-            self.start = start
-            self.end = end
-            self.written = written
-        }
-    }
+    /// One segment as recorded.
+    package typealias Entry = SegmentRecord
 
     package static let magic = Array("FASTGETJ".utf8)
     package static let version: UInt16 = 1
