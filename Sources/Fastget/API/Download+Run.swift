@@ -5,10 +5,6 @@ extension Download {
     /// How many times a download starts over because the file changed on the server.
     static let maximumRestarts = 2
 
-    /// Units the file is fetched in when it is written out in order (`outputDescriptor`): small,
-    /// so that the workers stay close to the head.
-    static let orderedUnit: Int64 = 512 * 1024
-
     func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
         let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
@@ -114,93 +110,9 @@ extension Download {
         return length
     }
 
-    /// `outputDescriptor`: the file goes out in order through a reorder window; no journal.
-    private func writeInOrder(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
-                              progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
-        let resource = try probe(requester)
-        var options = self.options
-        options.stealing = false
-        options.hedging = false
-        let segmented = resource.isSegmentable
-        // Without ranges a retry would start again at byte 0, behind what already went out.
-        if !segmented { options.retries = 0 }
-        let length = resource.length ?? 0
-        let ranges = segmented
-            ? SegmentPlan.tiles(length: length, segments: Int(min(1 << 16, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
-                                minimumSize: Download.orderedUnit)
-            : [ByteRange(start: 0, end: length)]
-        let workers = segmented ? min(options.segments, ranges.count) : 1
-        let window = ReorderWindow(descriptor: descriptor,
-                                   capacity: max(4 * options.bufferSize, 2 * workers * Int(Download.orderedUnit)),
-                                   checksum: options.checksum?.algorithm)
-        let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
-                                validator: segmented ? Validator(resource) : nil)
-        begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
-        defer { control.withLock { $0.transfer = nil } }
-        let coordinator = Coordinator(transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
-                                      checkpointer: nil, segmented: segmented, started: started, window: window)
-        do {
-            try run(coordinator, progress: progress, notice: notice)
-        } catch where transfer.control.resourceChanged || transfer.control.rangesLost {
-            // Bytes already went out: a stream cannot start over.
-            throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
-        }
-        let emitted = window.bytesEmitted
-        let expected = segmented ? length : transfer.streamedLength.load(ordering: .acquiring)
-        guard emitted == expected else {
-            throw FastgetError(.protocolViolation, "the stream ended after \(emitted) of \(expected) bytes")
-        }
-        if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
-            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
-        }
-        return report(path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
-                      resumedBytes: 0, resource: resource)
-    }
-
-    /// Probes the URL, tells the observers its requests and the size, and honours a stop asked
-    /// for meanwhile.
-    /// A probe that fails for a reason that may pass (503 with `Retry-After`, a timeout, a
-    /// dropped connection) is retried like a range request: up to `options.retries` times,
-    /// after the server's `Retry-After` or the same back-off.
-    private func probe(_ requester: Requester) throws(FastgetError) -> RemoteResource {
-        var failures = 0
-        while true {
-            let resource: RemoteResource
-            do {
-                resource = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) }).probe(url)
-            } catch {
-                requester.events.take().forEach(hub.publish)
-                let failure = FastgetError.from(error, url: url)
-                if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
-                guard failure.isRetryable, failures < options.retries else { throw failure }
-                failures += 1
-                hub.publish(.retry(attempt: failures, error: failure))
-                if let stop = waitForStop(seconds: failure.retryDelay(attempt: failures)) {
-                    throw FastgetError(.cancelled, stop.reason)
-                }
-                continue
-            }
-            requester.events.take().forEach(hub.publish)
-            hub.publish(.sizeKnown(resource.length))
-            if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
-            return resource
-        }
-    }
-
-    /// Sleeps up to `seconds`; returns early with the stop asked for meanwhile, if any.
-    private func waitForStop(seconds: Double) -> StopRequest? {
-        let deadline = MonotonicClock.seconds() + seconds
-        while true {
-            if let stop = control.withLock({ $0.stop }) { return stop }
-            let left = deadline - MonotonicClock.seconds()
-            if left <= 0 { return nil }
-            stopped.wait(seconds: left)
-        }
-    }
-
     /// Makes `transfer` the one `pause`/`cancel` stop (applying a stop asked for before it
     /// existed) and announces it. The caller clears `control.transfer` when it ends.
-    private func begin(_ transfer: Transfer, segments: [ByteRange], resumedBytes: Int64) {
+    func begin(_ transfer: Transfer, segments: [ByteRange], resumedBytes: Int64) {
         let stop = control.withLock { control -> StopRequest? in
             control.transfer = transfer
             return control.stop
@@ -212,7 +124,7 @@ extension Download {
 
     /// Runs `coordinator`, handing its snapshots to `progress`, the workers' notices to
     /// `notice`, and everything to the observers.
-    private func run(_ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
+    func run(_ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
                      notice: (String) -> Void) throws(FastgetError) {
         try coordinator.run(progress: { [hub] snapshot in
             progress(snapshot)
@@ -225,7 +137,7 @@ extension Download {
         })
     }
 
-    private func report(path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
+    func report(path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
                         transfer: Transfer? = nil, connector: Connector, resumedBytes: Int64, resource: RemoteResource) -> DownloadReport {
         let statistics = connector.statistics
         return DownloadReport(path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
@@ -241,7 +153,7 @@ extension Download {
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
     /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
     /// the file anew.
-    private func verify(_ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool) throws(FastgetError) {
+    func verify(_ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool) throws(FastgetError) {
         let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
         guard actual == checksum.hex else {
             start.checkpointer?.remove()

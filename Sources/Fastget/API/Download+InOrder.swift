@@ -1,0 +1,57 @@
+/// `-o -` and embedders' `outputDescriptor`: the file written out in order, no journal.
+extension Download {
+    /// Units the file is fetched in when it is written out in order: small, so that the
+    /// workers stay close to the head.
+    static let orderedUnit: Int64 = 512 * 1024
+    /// The most units a file is cut into (a larger file gets larger units).
+    static let maximumOrderedUnits: Int64 = 1 << 16
+    /// The reorder window holds this many units per worker (one being written, one ahead)…
+    static let windowUnitsPerWorker = 2
+    /// …and at least this many read buffers' worth.
+    static let minimumWindowBuffers = 4
+
+    /// The file goes out to `descriptor` in order through a reorder window; no journal.
+    func writeInOrder(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
+                      progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
+        let resource = try probe(requester)
+        var options = self.options
+        options.stealing = false
+        options.hedging = false
+        let segmented = resource.isSegmentable
+        // Without ranges a retry would start again at byte 0, behind what already went out.
+        if !segmented { options.retries = 0 }
+        let length = resource.length ?? 0
+        let ranges = segmented
+            ? SegmentPlan.tiles(length: length,
+                                segments: Int(min(Download.maximumOrderedUnits, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
+                                minimumSize: Download.orderedUnit)
+            : [ByteRange(start: 0, end: length)]
+        let workers = segmented ? SegmentPlan.workers(unfinished: ranges.count, options: options) : 1
+        let window = ReorderWindow(descriptor: descriptor,
+                                   capacity: max(Download.minimumWindowBuffers * options.bufferSize,
+                                                 Download.windowUnitsPerWorker * workers * Int(Download.orderedUnit)),
+                                   checksum: options.checksum?.algorithm)
+        let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
+                                validator: segmented ? Validator(resource) : nil)
+        begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
+        defer { control.withLock { $0.transfer = nil } }
+        let coordinator = Coordinator(transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
+                                      checkpointer: nil, segmented: segmented, started: started, window: window)
+        do {
+            try run(coordinator, progress: progress, notice: notice)
+        } catch where transfer.control.resourceChanged || transfer.control.rangesLost {
+            // Bytes already went out: a stream cannot start over.
+            throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
+        }
+        let emitted = window.bytesEmitted
+        let expected = segmented ? length : transfer.streamedLength.load(ordering: .acquiring)
+        guard emitted == expected else {
+            throw FastgetError(.protocolViolation, "the stream ended after \(emitted) of \(expected) bytes")
+        }
+        if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
+            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
+        }
+        return report(path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
+                      resumedBytes: 0, resource: resource)
+    }
+}
