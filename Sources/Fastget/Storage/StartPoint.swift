@@ -82,19 +82,7 @@ struct StartPoint {
     private static func checkSpace(for destination: String, needed: Int64, freed: Int64) throws(FastgetError) {
         let directory = FileSystem.directory(of: destination)
         guard needed > 0, let available = FileSystem.availableBytes(in: directory), needed > available + freed else { return }
-        throw FastgetError(.localIO, "not enough space for \(destination): it needs \(describe(needed)), \(describe(available + freed)) available in \(directory)")
-    }
-
-    /// "1.5 GiB", "512 KiB", "17 B".
-    static func describe(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-        var unit = 0
-        var scaled = bytes * 10
-        while scaled >= 10240 && unit < units.count - 1 {
-            scaled /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : "\(scaled / 10).\(scaled % 10) \(units[unit])"
+        throw FastgetError(.localIO, "not enough space for \(destination): it needs \(ByteCount.formatted(Double(needed))), \(ByteCount.formatted(Double(available + freed))) available in \(directory)")
     }
 
     /// Whether `destination` is this download, finished by an earlier run that stopped between

@@ -1,0 +1,27 @@
+/// Sizes for people, in binary units as curl and aria2 print them: "17 B", "1.50 MiB",
+/// "10.0 TiB". The library's messages and the command line's display share it.
+package enum ByteCount {
+    private static let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+
+    /// Two decimals below 10 of a unit, one above; whole bytes below 1 KiB.
+    package static func formatted(_ value: Double) -> String {
+        var amount = value
+        var unit = 0
+        while amount >= 1024 && unit < units.count - 1 {
+            amount /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(Int(amount)) B" : "\(decimal(amount, digits: amount < 10 ? 2 : 1)) \(units[unit])"
+    }
+
+    /// `value` rounded to `digits` decimals, without Foundation's formatters.
+    package static func decimal(_ value: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int((value * scale).rounded())
+        let whole = scaled / Int(scale)
+        var fraction = String(scaled % Int(scale))
+        while fraction.count < digits { fraction = "0" + fraction }
+        return digits == 0 ? "\(whole)" : "\(whole).\(fraction)"
+    }
+}
