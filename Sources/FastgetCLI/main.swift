@@ -10,16 +10,16 @@ do {
     invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     Console.error(error.message, hint: "see fastget --help")
-    exit(64)
+    exit(FastgetError.Code.usage.exitCode)
 }
 
 if invocation.showHelp {
     Console.write(ArgumentParser.help, to: 1)
-    exit(0)
+    exit(ExitStatus.success)
 }
 if invocation.showVersion {
     Console.write("fastget \(Fastget.version)\n\(Fastget.openSSLVersion)\n", to: 1)
-    exit(0)
+    exit(ExitStatus.success)
 }
 
 if invocation.inputFile != nil {
@@ -75,7 +75,7 @@ do throws(FastgetError) {
         }
         Console.write("fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n")
     }
-    exit(0)
+    exit(ExitStatus.success)
 } catch {
     if invocation.json { JSONEvents.error(error) }
     Console.error(error.message, hint: error.hint)
