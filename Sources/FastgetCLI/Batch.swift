@@ -113,7 +113,7 @@ enum Batch {
     }
 }
 
-extension Substring {
+private extension Substring {
     func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }

@@ -1,24 +1,5 @@
 import Fastget
 
-/// What the command line asked for.
-struct Invocation {
-    var url: String?
-    var options = DownloadOptions()
-    var quiet = false
-    var verbose = false
-    var json = false
-    /// `-i`: a file of URLs ("-": standard input), and `-j`: how many at once.
-    var inputFile: String?
-    var jobs = 3
-    var showHelp = false
-    var showVersion = false
-}
-
-/// A command-line mistake: reported as a usage error (exit 64) before any network access.
-struct UsageError: Error {
-    let message: String
-}
-
 enum ArgumentParser {
     /// Parses `arguments` (without the program name). Accepts `-n 8`, `-n8`, `--segments 8`,
     /// `--segments=8`, and `--` before a URL that starts with "-".
