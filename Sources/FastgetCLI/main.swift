@@ -14,7 +14,7 @@ do {
 }
 
 if invocation.showHelp {
-    Console.write(ArgumentParser.help, to: 1)
+    Console.write(HelpText.text, to: 1)
     exit(ExitStatus.success)
 }
 if invocation.showVersion {
