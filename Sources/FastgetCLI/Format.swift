@@ -2,13 +2,21 @@
 enum Format {
     static func bytes(_ value: Double) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        let (amount, unit) = scaled(value, largestUnit: units.count - 1)
+        return unit == 0 ? "\(Int(amount)) B" : "\(fixed(amount, amount < 10 ? 2 : 1)) \(units[unit])"
+    }
+
+    /// `value` in the largest binary unit (1024 to the power `unit`, at most `largestUnit`) of
+    /// which it is at least one: 1536 is (1.5, 1). Every size and rate the CLI prints is scaled
+    /// here; only the spelling differs (`bytes`, `ProgressView.compact`).
+    static func scaled(_ value: Double, largestUnit: Int) -> (amount: Double, unit: Int) {
         var amount = value
         var unit = 0
-        while amount >= 1024 && unit < units.count - 1 {
+        while amount >= 1024 && unit < largestUnit {
             amount /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(Int(amount)) B" : "\(fixed(amount, amount < 10 ? 2 : 1)) \(units[unit])"
+        return (amount, unit)
     }
 
     static func fixed(_ value: Double, _ digits: Int) -> String {

@@ -94,12 +94,10 @@ enum ProgressView {
 
     /// A short rate for a map cell: 980k, 1.2M, 15M.
     static func compact(_ bytesPerSecond: Double) -> String {
-        let units: [(Double, String)] = [(1_073_741_824, "G"), (1_048_576, "M"), (1024, "k")]
-        for (size, unit) in units where bytesPerSecond >= size {
-            let value = bytesPerSecond / size
-            return (value < 10 ? Format.fixed(value, 1) : "\(Int(value))") + unit
-        }
-        return "\(Int(bytesPerSecond))"
+        let units = ["", "k", "M", "G"]
+        let (value, unit) = Format.scaled(bytesPerSecond, largestUnit: units.count - 1)
+        guard unit > 0 else { return "\(Int(value))" }
+        return (value < 10 ? Format.fixed(value, 1) : "\(Int(value))") + units[unit]
     }
 
     private static func clip(_ text: String, _ width: Int) -> String {
