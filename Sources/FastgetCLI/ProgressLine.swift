@@ -6,13 +6,12 @@ import Fastget
 /// Unchecked Sendable: it is used only on the thread that runs the download, where progress
 /// callbacks and events are delivered.
 final class ProgressLine: @unchecked Sendable {
-    private var samples: [(time: Double, bytes: Int64)] = []
+    private var window = SpeedWindow(seconds: 3)
     private var drawnLines = 0
 
     func update(_ progress: DownloadProgress) {
-        samples.append((progress.elapsed, progress.completedBytes))
-        while let first = samples.first, progress.elapsed - first.time > 3, samples.count > 2 { samples.removeFirst() }
-        let lines = ProgressView.lines(progress, speed: speed, width: Console.terminalWidth)
+        window.add(progress)
+        let lines = ProgressView.lines(progress, speed: window.speed, width: Console.terminalWidth)
         var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
         text += lines.map { "\r\u{1B}[K" + $0 }.joined(separator: "\n")
         // Fewer lines than last time: clear the ones left below, then come back up.
@@ -22,12 +21,6 @@ final class ProgressLine: @unchecked Sendable {
         }
         Console.write(text)
         drawnLines = max(lines.count, drawnLines)
-    }
-
-    /// The rate over the samples kept.
-    var speed: Double {
-        guard let first = samples.first, let last = samples.last, last.time > first.time else { return 0 }
-        return Double(last.bytes - first.bytes) / (last.time - first.time)
     }
 
     /// Clears the display so that the summary or an error starts on a clean line.
