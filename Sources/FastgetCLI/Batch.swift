@@ -72,8 +72,7 @@ enum Batch {
             case .completed(let report):
                 if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum, url: url) }
                 guard !invocation.quiet && !invocation.json else { return }
-                let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
-                Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s)\n")
+                Console.write(Summary.line(report, saved: "saved \(report.path)", details: false))
             case .failed(let error):
                 if invocation.json { JSONEvents.error(error, url: url) }
                 Console.error("\(url): \(error.message)", hint: error.hint)

@@ -18,4 +18,13 @@ enum Verbose {
             return nil
         }
     }
+
+    /// `-v`, after the download: what it took (connections, TLS handshakes, steals, hedges, retries).
+    static func totals(_ report: DownloadReport) -> String {
+        var tls = ""
+        if report.fullHandshakes + report.resumedHandshakes > 0 {
+            tls = " (TLS handshakes: \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed)"
+        }
+        return "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
+    }
 }
