@@ -9,14 +9,14 @@ enum Batch {
         let path = invocation.inputFile!
         guard let text = readAll(path) else {
             Console.error("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
-            return 66
+            return FastgetError.Code.notFound.exitCode
         }
         let urls = text.split(separator: "\n", omittingEmptySubsequences: true)
             .map { $0.trimmingSpaces() }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         guard !urls.isEmpty else {
             Console.error("no URLs in \(path == "-" ? "standard input" : path)")
-            return 64
+            return FastgetError.Code.usage.exitCode
         }
         let queue: DownloadQueue
         do throws(FastgetError) {
@@ -55,7 +55,7 @@ enum Batch {
         }
         if paused {
             Console.write("fastget: interrupted; run the same command again to resume\n")
-            return 130
+            return FastgetError.Code.cancelled.exitCode
         }
         if !invocation.quiet && !invocation.json {
             Console.write("fastget: \(completed) of \(urls.count) downloads complete\n")
@@ -72,8 +72,7 @@ enum Batch {
             case .completed(let report):
                 if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum, url: url) }
                 guard !invocation.quiet && !invocation.json else { return }
-                let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
-                Console.write("fastget: saved \(report.path) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s)\n")
+                Console.write(Summary.line(report, saved: "saved \(report.path)", details: false))
             case .failed(let error):
                 if invocation.json { JSONEvents.error(error, url: url) }
                 Console.error("\(url): \(error.message)", hint: error.hint)
@@ -92,7 +91,7 @@ enum Batch {
                 return error.exitCode
             }
         }
-        return 0
+        return ExitStatus.success
     }
 
     /// The whole file at `path`, or standard input for "-"; nil when it cannot be read.
@@ -113,7 +112,7 @@ enum Batch {
     }
 }
 
-extension Substring {
+private extension Substring {
     func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }

@@ -1,129 +1,17 @@
 import Fastget
 
-/// What the progress display shows, as a pure function of a snapshot, the overall speed and the
-/// terminal width: a totals line, a segment map (one cell per segment), and the speeds of the
-/// segments still running.
-///
-/// Map cells: `#` done, `=` receiving, `<` receiving after an idle connection took part of its
-/// range, `^` hedged (an idle connection races for its tail), `!` stalled, `.` waiting.
-/// When there are more segments than columns, a cell stands for several (the most telling
-/// state of them wins).
-enum ProgressView {
-    /// Lines of at most `width` characters (ASCII only).
-    static func lines(_ progress: DownloadProgress, speed: Double, width: Int) -> [String] {
-        let width = max(width, 20)
-        // Narrow terminals lose the segment count first, then the total size.
-        let candidates = [totals(progress, speed: speed), totals(progress, speed: speed, segments: false),
-                          totals(progress, speed: speed, segments: false, total: false)]
-        var lines = [clip(candidates.first { $0.count <= width } ?? candidates[2], width)]
-        let segments = progress.segments
-        guard segments.count > 1 else { return lines }
-        lines.append(map(segments, width: width))
-        lines += speeds(segments, width: width)
-        return lines
-    }
-
-    static func totals(_ progress: DownloadProgress, speed: Double, segments: Bool = true, total showTotal: Bool = true) -> String {
-        var parts: [String] = []
-        if let total = progress.totalBytes, total > 0 {
-            let percent = Int(Double(progress.completedBytes) * 100 / Double(total))
-            parts.append(pad("\(percent)%", 4))
-            let done = Format.bytes(Double(progress.completedBytes))
-            parts.append(showTotal ? "\(done) of \(Format.bytes(Double(total)))" : done)
-        } else {
-            parts.append(Format.bytes(Double(progress.completedBytes)))
-        }
-        parts.append("\(Format.bytes(speed))/s")
-        if let total = progress.totalBytes, speed > 0, total > progress.completedBytes {
-            parts.append("ETA \(Format.duration(Double(total - progress.completedBytes) / speed))")
-        }
-        let running = progress.segments.filter { $0.state == .active || $0.state == .stalled }.count
-        if segments && progress.segments.count > 1 { parts.append("\(running)/\(progress.segments.count) segments") }
-        return parts.joined(separator: "  ")
-    }
-
-    /// `[##=<^!..]`, one cell per segment, or per group of segments when they do not fit.
-    static func map(_ segments: [SegmentProgress], width: Int) -> String {
-        let cells = min(segments.count, width - 2)
-        var text = "["
-        for cell in 0..<cells {
-            let group = segments[(cell * segments.count / cells)..<((cell + 1) * segments.count / cells)]
-            text.append(group.map(glyph).max { rank($0) < rank($1) } ?? " ")
-        }
-        return text + "]"
-    }
-
-    static func glyph(_ segment: SegmentProgress) -> Character {
-        switch segment.state {
-        case .done: "#"
-        case .waiting: "."
-        case .stalled: "!"
-        case .active: segment.hedged ? "^" : segment.stolenFrom ? "<" : "="
-        }
-    }
-
-    /// Which glyph a group shows: trouble first, then work under way.
-    private static func rank(_ glyph: Character) -> Int {
-        ["#", ".", "=", "<", "^", "!"].firstIndex(of: glyph) ?? 0
-    }
-
-    /// `3:1.2M  7:980k  …` for the segments still running, at most three lines.
-    static func speeds(_ segments: [SegmentProgress], width: Int) -> [String] {
-        let cells = segments.enumerated().filter { $0.element.state == .active || $0.element.state == .stalled }.map { index, segment in
-            "\(index + 1):" + (segment.state == .stalled ? "stalled" : segment.speed > 1 ? compact(Double(segment.speed)) : "-")
-        }
-        var lines: [String] = []
-        var line = ""
-        for (number, cell) in cells.enumerated() {
-            let candidate = line.isEmpty ? cell : line + "  " + cell
-            if candidate.count <= width {
-                line = candidate
-                continue
-            }
-            lines.append(line)
-            line = cell
-            if lines.count == 3 {
-                let more = "+\(cells.count - number) more"
-                lines[2] = clip(lines[2], width - more.count - 2) + "  " + more
-                return lines
-            }
-        }
-        if !line.isEmpty { lines.append(clip(line, width)) }
-        return lines
-    }
-
-    /// A short rate for a map cell: 980k, 1.2M, 15M.
-    static func compact(_ bytesPerSecond: Double) -> String {
-        let units: [(Double, String)] = [(1_073_741_824, "G"), (1_048_576, "M"), (1024, "k")]
-        for (size, unit) in units where bytesPerSecond >= size {
-            let value = bytesPerSecond / size
-            return (value < 10 ? Format.fixed(value, 1) : "\(Int(value))") + unit
-        }
-        return "\(Int(bytesPerSecond))"
-    }
-
-    private static func clip(_ text: String, _ width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(0, width)))
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        String(repeating: " ", count: max(0, width - text.count)) + text
-    }
-}
-
 /// The progress display on a terminal: redrawn in place (at most every progress interval),
 /// never scrolling; the speed is the rate over the last three seconds.
 ///
 /// Unchecked Sendable: it is used only on the thread that runs the download, where progress
 /// callbacks and events are delivered.
 final class ProgressLine: @unchecked Sendable {
-    private var samples: [(time: Double, bytes: Int64)] = []
+    private var window = SpeedWindow(seconds: 3)
     private var drawnLines = 0
 
     func update(_ progress: DownloadProgress) {
-        samples.append((progress.elapsed, progress.completedBytes))
-        while let first = samples.first, progress.elapsed - first.time > 3, samples.count > 2 { samples.removeFirst() }
-        let lines = ProgressView.lines(progress, speed: speed, width: Console.terminalWidth)
+        window.add(progress)
+        let lines = ProgressView.lines(progress, speed: window.speed, width: Console.terminalWidth)
         var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
         text += lines.map { "\r\u{1B}[K" + $0 }.joined(separator: "\n")
         // Fewer lines than last time: clear the ones left below, then come back up.
@@ -135,12 +23,6 @@ final class ProgressLine: @unchecked Sendable {
         drawnLines = max(lines.count, drawnLines)
     }
 
-    /// The rate over the samples kept.
-    var speed: Double {
-        guard let first = samples.first, let last = samples.last, last.time > first.time else { return 0 }
-        return Double(last.bytes - first.bytes) / (last.time - first.time)
-    }
-
     /// Clears the display so that the summary or an error starts on a clean line.
     func clear() {
         guard drawnLines > 0 else { return }
@@ -149,30 +31,4 @@ final class ProgressLine: @unchecked Sendable {
         Console.write(text)
         drawnLines = 0
     }
-}
-
-/// Where stderr is not a terminal (a pipe, a CI log): a plain line every few seconds.
-final class ProgressLog {
-    private var lastLine = -1.0
-    private let interval: Double
-    private var samples: [(time: Double, bytes: Int64)] = []
-
-    init(interval: Double = 3) { self.interval = interval }
-
-    func update(_ progress: DownloadProgress) {
-        samples.append((progress.elapsed, progress.completedBytes))
-        while let first = samples.first, progress.elapsed - first.time > 5, samples.count > 2 { samples.removeFirst() }
-        guard lastLine < 0 || progress.elapsed - lastLine >= interval else { return }
-        if lastLine < 0 { lastLine = progress.elapsed; return } // nothing worth saying at the start
-        lastLine = progress.elapsed
-        var speed = 0.0
-        if let first = samples.first, let last = samples.last, last.time > first.time {
-            speed = Double(last.bytes - first.bytes) / (last.time - first.time)
-        }
-        Console.write("fastget: " + ProgressView.totals(progress, speed: speed).trimmingLeadingSpaces() + "\n")
-    }
-}
-
-extension String {
-    func trimmingLeadingSpaces() -> String { String(drop { $0 == " " }) }
 }

@@ -27,7 +27,7 @@ enum SignalWatcher {
             action.body()
             sigwait(&signals, &received)
             Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
-            _exit(130)
+            _exit(FastgetError.Code.cancelled.exitCode)
         }, box)
         if result == 0 {
             pthread_detach(thread)

@@ -1,0 +1,143 @@
+import Fastget
+
+/// One option of the command line, declared once: its names, the value it takes (and the range
+/// of a number), and its line of `--help`. `ArgumentParser` parses with `all`, `HelpText` lists
+/// it: nothing about an option is spelled anywhere else.
+struct CommandLineOption {
+    /// What follows the option, and where it goes.
+    enum Kind {
+        /// No value (`-q`, `--json`): sets a switch; `--json=1` or `-q1` is a usage error.
+        case flag(WritableKeyPath<Invocation, Bool>)
+        /// A whole number within the range (`--help` shows a range with an upper bound).
+        case count(ClosedRange<Int>, WritableKeyPath<Invocation, Int>)
+        /// Seconds, at least `OptionValue.minimumSeconds`.
+        case seconds(WritableKeyPath<Invocation, Double>)
+        /// Bytes per second, at least `OptionValue.minimumRate`, with an optional k, M or G.
+        case rate(WritableKeyPath<Invocation, Int64?>)
+        /// Text that the function checks and stores; it gets the option's name as given, for
+        /// its error messages.
+        case text((inout Invocation, _ text: String, _ name: String) throws(UsageError) -> Void)
+    }
+
+    /// `n` for `-n`; nil when there is only the long name.
+    let short: Character?
+    /// `segments` for `--segments`.
+    let long: String
+    /// What `--help` calls the value ("N", "FILE"); empty for a flag.
+    let value: String
+    let kind: Kind
+    /// The `--help` description; a count with an upper bound adds its range (", 1-64"), then
+    /// comes the note in parentheses.
+    let help: String
+    let note: String?
+
+    init(_ short: Character?, _ long: String, _ value: String, _ kind: Kind, _ help: String, note: String? = nil) {
+        self.short = short
+        self.long = long
+        self.value = value
+        self.kind = kind
+        self.help = help
+        self.note = note
+    }
+
+    /// A flag: no value.
+    init(_ short: Character?, _ long: String, _ kind: Kind, _ help: String, note: String? = nil) {
+        self.init(short, long, "", kind, help, note: note)
+    }
+
+    /// Every option, in the order of `--help`.
+    static var all: [CommandLineOption] {
+        let defaults = DownloadOptions()
+        return [
+            .init("n", "segments", "N", .count(DownloadOptions.segmentRange, \.options.segments),
+                  "parallel connections", note: "default \(defaults.segments); at least 1 MiB each"),
+            .init("i", "input-file", "FILE", .text(OptionValue.inputFile),
+                  "download every URL in FILE, one per line", note: "- reads standard input"),
+            .init("j", "jobs", "K", .count(1...64, \.jobs), "with -i: K downloads at once", note: "default \(Invocation().jobs)"),
+            .init("o", "output", "FILE", .text(OptionValue.output), "save as FILE; - writes the file to standard output, in order"),
+            .init("d", "directory", "DIR", .text(OptionValue.directory), "save in DIR", note: "default: the current directory"),
+            .init(nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
+                  note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)"),
+            .init("c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
+                  note: "e.g. by curl or wget"),
+            .init("H", "header", "'N: V'", .text(OptionValue.header), "send this header field with every request", note: "repeatable"),
+            .init("A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
+                  "send TEXT as User-Agent"),
+            .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
+            .init(nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
+                  note: "suffixes k, M, G"),
+            .init(nil, "checksum", "A=HEX", .text(OptionValue.checksum), "check the file's sha-256, sha-1 or md5 before calling it done"),
+            .init(nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
+                  "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),
+            .init(nil, "noproxy", "LIST", .text { invocation, text, _ in invocation.options.noProxy = text },
+                  "hosts reached directly: names, .domains, addresses, *", note: "default: no_proxy"),
+            .init(nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
+                  "trust the CA certificates in FILE (PEM) instead of the system store"),
+            .init("k", "insecure", .flag(\.options.insecure), "do not verify the server's certificate or host name"),
+            .init(nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),
+                  "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectTimeout))"),
+            .init(nil, "timeout", "S", .seconds(\.options.timeout), "seconds a read may wait for data before retrying",
+                  note: "default \(whole(defaults.timeout))"),
+            .init(nil, "retries", "N", .count(0...Int.max, \.options.retries),
+                  "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)"),
+            .init(nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
+                  note: "default \(whole(defaults.checkpointInterval))"),
+            .init("q", "quiet", .flag(\.quiet), "print nothing but errors"),
+            .init("v", "verbose", .flag(\.verbose), "log requests, retries, steals, hedges, checkpoints and TLS handshakes"),
+            .init(nil, "json", .flag(\.json), "events as JSON lines on stdout instead of the progress display"),
+            .init("h", "help", .flag(\.showHelp), "print this help"),
+            .init("V", "version", .flag(\.showVersion), "print the versions of fastget and OpenSSL"),
+        ]
+    }
+
+    /// Whether `name` (`-n` or `--segments`) is this option.
+    func matches(_ name: String) -> Bool {
+        name == "--" + long || short.map { name == "-" + String($0) } ?? false
+    }
+
+    var takesValue: Bool {
+        if case .flag = kind { return false }
+        return true
+    }
+
+    /// Stores the option's `value` (nil for a flag, or when none was attached to it) in
+    /// `invocation`; `name` is the option as given.
+    func apply(_ value: String?, name: String, to invocation: inout Invocation) throws(UsageError) {
+        guard let value else {
+            guard case .flag(let key) = kind else { throw UsageError(message: "option \(name) needs a value") }
+            invocation[keyPath: key] = true
+            return
+        }
+        switch kind {
+        case .flag:
+            throw UsageError(message: "option \(name) takes no value")
+        case .count(let range, let key):
+            invocation[keyPath: key] = try OptionValue.count(value, in: range, for: name)
+        case .seconds(let key):
+            invocation[keyPath: key] = try OptionValue.seconds(value, for: name)
+        case .rate(let key):
+            invocation[keyPath: key] = try OptionValue.rate(value, for: name)
+        case .text(let store):
+            try store(&invocation, value, name)
+        }
+    }
+
+    /// `  -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)`:
+    /// the names from column 3, the description from column 27, or two spaces after names too
+    /// long for that.
+    var helpLine: String {
+        var names = "  " + (short.map { "-\($0), " } ?? "    ") + "--" + long
+        if !value.isEmpty { names += " " + value }
+        var line = names + String(repeating: " ", count: names.count < 26 ? 26 - names.count : 2) + help
+        if case .count(let range, _) = kind, range.upperBound < Int.max {
+            line += ", \(range.lowerBound)-\(range.upperBound)"
+        }
+        if let note { line += " (\(note))" }
+        return line
+    }
+
+    /// A default number of seconds as `--help` shows it: 15, or 0.5.
+    private static func whole(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : "\(seconds)"
+    }
+}

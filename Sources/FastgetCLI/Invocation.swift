@@ -1,0 +1,15 @@
+import Fastget
+
+/// What the command line asked for.
+struct Invocation {
+    var url: String?
+    var options = DownloadOptions()
+    var quiet = false
+    var verbose = false
+    var json = false
+    /// `-i`: a file of URLs ("-": standard input), and `-j`: how many at once.
+    var inputFile: String?
+    var jobs = 3
+    var showHelp = false
+    var showVersion = false
+}

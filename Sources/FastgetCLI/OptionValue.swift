@@ -1,0 +1,107 @@
+import Fastget
+
+/// The values of options, from text: each function checks one kind of value and says, in a
+/// `UsageError` naming the option as given (`name`), what it needs instead.
+enum OptionValue {
+    /// The shortest timeout or interval: a shorter one is a typo rather than a wish (the kernel
+    /// counts socket timeouts in clock ticks of 1-10 ms anyway).
+    static let minimumSeconds = 0.001
+    /// The lowest `--limit-rate`, in bytes per second.
+    static let minimumRate: Int64 = 1 << 10
+
+    /// A whole number within `range`.
+    static func count(_ text: String, in range: ClosedRange<Int>, for name: String) throws(UsageError) -> Int {
+        guard let number = Int(text) else { throw UsageError(message: "option \(name) needs a whole number, not '\(text)'") }
+        guard range.contains(number) else {
+            if range.upperBound < Int.max {
+                throw UsageError(message: "option \(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(number))")
+            }
+            throw UsageError(message: range.lowerBound == 0 ? "option \(name) must not be negative"
+                                                            : "option \(name) must be at least \(range.lowerBound) (got \(number))")
+        }
+        return number
+    }
+
+    /// Seconds, at least `minimumSeconds`. A huge value, even one beyond a Double (1e400 reads
+    /// as infinity), means "no practical limit": the library caps what reaches the kernel. The
+    /// words inf and nan are not numbers of seconds: both have an n, which no overflowing number
+    /// has (nan fails every comparison anyway). No `String.contains(String)`: the static build
+    /// leaves out _StringProcessing.
+    static func seconds(_ text: String, for name: String) throws(UsageError) -> Double {
+        guard let number = Double(text), number >= minimumSeconds, number.isFinite || !text.contains(where: { $0 == "n" || $0 == "N" }) else {
+            throw UsageError(message: "option \(name) needs a number of seconds, at least \(minimumSeconds), not '\(text)'")
+        }
+        return number
+    }
+
+    /// `RATE` in bytes per second, with an optional k, M or G (binary multiples, as curl).
+    static func rate(_ text: String, for name: String) throws(UsageError) -> Int64 {
+        let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text)
+        var multiplier: Int64 = 1
+        if let last = digits.last, let factor = multipliers[last] {
+            multiplier = factor
+            digits = digits.dropLast()
+        }
+        guard let number = Double(digits), number * Double(multiplier) >= Double(minimumRate),
+              number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" }) else {
+            throw UsageError(message: "option \(name) needs a rate of at least \(minimumRate >> 10)k bytes per second, e.g. 500k or 4M, not '\(text)'")
+        }
+        // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
+        // the conversion to Int64 cannot trap.
+        return Int64(min(number * Double(multiplier), 0x1p62))
+    }
+
+    /// `-i FILE`, "-" for standard input.
+    static func inputFile(_ invocation: inout Invocation, _ path: String, _ name: String) throws(UsageError) {
+        guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name (or - for standard input)") }
+        invocation.inputFile = path
+    }
+
+    /// `-o FILE`, "-" for standard output (the file in order).
+    static func output(_ invocation: inout Invocation, _ path: String, _ name: String) throws(UsageError) {
+        guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a file name") }
+        if path == "-" {
+            invocation.options.outputDescriptor = 1
+        } else {
+            invocation.options.output = path
+        }
+    }
+
+    /// `-d DIR`.
+    static func directory(_ invocation: inout Invocation, _ path: String, _ name: String) throws(UsageError) {
+        guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a directory") }
+        invocation.options.directory = path
+    }
+
+    /// `-H 'Name: value'`: a token, a colon, and a value without line breaks (spaces after the
+    /// colon dropped); repeatable.
+    static func header(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+            throw UsageError(message: "option \(name) must not contain a line break")
+        }
+        guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
+              text[..<colon].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+            throw UsageError(message: "option \(name) needs 'Name: value', not '\(text)'")
+        }
+        let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+        invocation.options.headers.append((String(text[..<colon]), String(value)))
+    }
+
+    /// `-u USER[:PASSWORD]`: no password means an empty one.
+    static func user(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let user = parts.first, !user.isEmpty else { throw UsageError(message: "option \(name) needs USER[:PASSWORD]") }
+        invocation.options.user = String(user)
+        invocation.options.password = parts.count > 1 ? String(parts[1]) : ""
+    }
+
+    /// `--checksum ALGORITHM=HEX`, with the library's message when it is not one.
+    static func checksum(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        do throws(FastgetError) {
+            invocation.options.checksum = try Checksum(text)
+        } catch {
+            throw UsageError(message: error.message)
+        }
+    }
+}

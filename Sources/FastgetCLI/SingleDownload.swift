@@ -1,0 +1,55 @@
+import Fastget
+
+/// `fastget URL`: one download, with the progress display (or plain lines, or JSON), a summary
+/// line, and its error's exit status when it fails.
+enum SingleDownload {
+    static func run(_ invocation: Invocation) -> Int32 {
+        do throws(FastgetError) {
+            let download = try Download(url: invocation.url!, options: invocation.options)
+            SignalWatcher.watch { download.pause() }
+            let human = !invocation.quiet && !invocation.json
+            let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
+            let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
+            if invocation.json { download.onEvent(JSONEvents.write) }
+            if invocation.verbose {
+                download.onEvent { event in
+                    guard let text = Verbose.line(event) else { return }
+                    line?.clear()
+                    Console.write("fastget: \(text)\n")
+                }
+            }
+            let report: DownloadReport
+            do throws(FastgetError) {
+                report = try download.run(progress: { progress in
+                    line?.update(progress)
+                    log?.update(progress)
+                }, notice: { text in
+                    guard human else { return }
+                    line?.clear()
+                    Console.write("fastget: \(text)\n")
+                })
+            } catch {
+                line?.clear()
+                throw error
+            }
+            line?.clear()
+            finish(report, invocation, human: human)
+            return ExitStatus.success
+        } catch {
+            if invocation.json { JSONEvents.error(error) }
+            Console.error(error.message, hint: error.hint)
+            return error.exitCode
+        }
+    }
+
+    /// The lines after a download completed: JSON's done, the summary, `-v`'s totals.
+    private static func finish(_ report: DownloadReport, _ invocation: Invocation, human: Bool) {
+        if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum) }
+        // segments == 0: nothing was fetched; the notice already said the file is complete.
+        if human && report.segments > 0 {
+            let saved = invocation.options.outputDescriptor != nil ? "wrote standard output" : "saved \(report.path)"
+            Console.write(Summary.line(report, saved: saved, details: true))
+        }
+        if invocation.verbose { Console.write(Verbose.totals(report)) }
+    }
+}

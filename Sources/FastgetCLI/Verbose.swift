@@ -1,0 +1,30 @@
+import Fastget
+
+/// `-v`: what the download does, a line per request, retry, steal, hedge and checkpoint.
+enum Verbose {
+    static func line(_ event: DownloadEvent) -> String? {
+        switch event {
+        case .request(let method, let url, let range):
+            return "> \(method) \(url)" + (range.map { " (\($0))" } ?? "")
+        case .retry(let attempt, let error):
+            return "retry \(attempt): \(error.message)"
+        case .steal(let range):
+            return "steal: an idle connection takes bytes \(range.start)-\(range.end - 1)"
+        case .hedge(let range, let won):
+            return "hedge on bytes \(range.start)-\(range.end - 1) " + (won ? "won: the slow connection stops there" : "lost: the slow connection got there first")
+        case .checkpoint(let bytes):
+            return "checkpoint: \(Format.bytes(Double(bytes))) on disk"
+        default:
+            return nil
+        }
+    }
+
+    /// `-v`, after the download: what it took (connections, TLS handshakes, steals, hedges, retries).
+    static func totals(_ report: DownloadReport) -> String {
+        var tls = ""
+        if report.fullHandshakes + report.resumedHandshakes > 0 {
+            tls = " (TLS handshakes: \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed)"
+        }
+        return "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
+    }
+}
