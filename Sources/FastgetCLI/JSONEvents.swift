@@ -50,7 +50,7 @@ enum JSONEvents {
     static func done(_ report: DownloadReport, checksum: Checksum?, url: String? = nil) {
         var fields: [(String, JSON)] = [
             ("path", .string(report.path)), ("bytes", .int(report.bytes)), ("seconds", .number(report.seconds)),
-            ("segments", .int(Int64(report.segments))), ("steals", .int(Int64(report.steals))),
+            ("segments", .int(Int64(report.workers))), ("steals", .int(Int64(report.steals))),
             ("hedges", .int(Int64(report.hedges))), ("retries", .int(Int64(report.retries))),
             ("resumed_bytes", .int(report.resumedBytes)),
         ]

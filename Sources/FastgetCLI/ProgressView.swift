@@ -95,7 +95,7 @@ enum ProgressView {
     /// A short rate for a map cell: 980k, 1.2M, 15M.
     static func compact(_ bytesPerSecond: Double) -> String {
         let units = ["", "k", "M", "G"]
-        let (value, unit) = Format.scaled(bytesPerSecond, largestUnit: units.count - 1)
+        let (value, unit) = ByteCount.scaled(bytesPerSecond, largestUnit: units.count - 1)
         guard unit > 0 else { return "\(Int(value))" }
         return (value < 10 ? Format.fixed(value, 1) : "\(Int(value))") + units[unit]
     }

@@ -46,7 +46,7 @@ enum SingleDownload {
     private static func finish(_ report: DownloadReport, _ invocation: Invocation, human: Bool) {
         if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum) }
         // segments == 0: nothing was fetched; the notice already said the file is complete.
-        if human && report.segments > 0 {
+        if human && report.workers > 0 {
             let saved = invocation.options.outputDescriptor != nil ? "wrote standard output" : "saved \(report.path)"
             Console.write(Summary.line(report, saved: saved, details: true))
         }

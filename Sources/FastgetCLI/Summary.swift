@@ -10,7 +10,7 @@ enum Summary {
         let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
         var text = "fastget: \(saved) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s"
         if details {
-            text += report.segments == 1 ? ", 1 segment" : ", \(report.segments) segments"
+            text += report.workers == 1 ? ", 1 segment" : ", \(report.workers) segments"
             if report.steals > 0 { text += ", \(report.steals) steals" }
             if report.retries > 0 { text += ", \(report.retries) retries" }
             if report.resumedBytes > 0 { text += ", \(Format.bytes(Double(report.resumedBytes))) resumed" }

@@ -5,13 +5,20 @@ package enum ByteCount {
 
     /// Two decimals below 10 of a unit, one above; whole bytes below 1 KiB.
     package static func formatted(_ value: Double) -> String {
+        let (amount, unit) = scaled(value, largestUnit: units.count - 1)
+        return unit == 0 ? "\(Int(amount)) B" : "\(decimal(amount, digits: amount < 10 ? 2 : 1)) \(units[unit])"
+    }
+
+    /// `value` in the largest binary unit (1024 to the power `unit`, at most `largestUnit`) of
+    /// which it is at least one: 1536 is (1.5, 1).
+    package static func scaled(_ value: Double, largestUnit: Int) -> (amount: Double, unit: Int) {
         var amount = value
         var unit = 0
-        while amount >= 1024 && unit < units.count - 1 {
+        while amount >= 1024 && unit < largestUnit {
             amount /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(Int(amount)) B" : "\(decimal(amount, digits: amount < 10 ? 2 : 1)) \(units[unit])"
+        return (amount, unit)
     }
 
     /// `value` rounded to `digits` decimals, without Foundation's formatters.
