@@ -152,14 +152,10 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
+        try writeAll(bytes) { (remaining, _) throws -> Int in
             ERR_clear_error()
             var count = 0
-            if SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &count) == 1 {
-                offset += count
-                continue
-            }
+            if SSL_write_ex(ssl, remaining.baseAddress!, remaining.count, &count) == 1 { return count }
             throw failure(of: "write", SSL_get_error(ssl, 0)) ?? SystemError("send", errno: EPIPE)
         }
     }
