@@ -1,5 +1,4 @@
 import Synchronization
-internal import Glibc
 
 /// What the workers of one download share: where to fetch, where to write, and how to stop.
 /// Workers touch only atomics here on the data path; the locks guard rare events (failure,
@@ -195,8 +194,10 @@ final class Transfer: Sendable {
         while !isStopped {
             let left = deadline - MonotonicClock.seconds()
             if left <= 0 { return }
-            var request = timespec(tv_sec: 0, tv_nsec: Int(min(left, 0.02) * 1e9))
-            nanosleep(&request, nil)
+            MonotonicClock.sleep(seconds: min(left, Transfer.pauseStep))
         }
     }
+
+    /// The longest `pause` sleeps before it looks again whether the download was stopped.
+    static let pauseStep = 0.02
 }
