@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// One owner per download: whoever writes `NAME.part` and `NAME.fastget` holds the lock on
 /// `NAME.fastget.lock` for as long as it does. A second download of the same destination — in
 /// another process or in this one — is refused at once and touches nothing.
@@ -11,7 +9,7 @@ extension Download {
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)
-        } catch where error.errno == EEXIST || error.errno == ELOOP {
+        } catch where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
             throw FastgetError(.cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
                                hint: "move it away, or use -o FILE to save elsewhere")
         } catch {

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// A token bucket shared by a download's workers: at most `rate` bytes per second in total,
 /// with bursts of at most a tenth of a second's worth. A worker takes an allowance before each
 /// read and gives back what the read did not use.
@@ -30,11 +28,13 @@ final class RateLimiter: Sendable {
                 return (granted, 0)
             }
             if granted > 0 { return granted }
-            var request = timespec(tv_sec: 0, tv_nsec: Int(min(wait, 0.05) * 1e9))
-            nanosleep(&request, nil)
+            MonotonicClock.sleep(seconds: min(wait, RateLimiter.longestSleep))
         }
         return 0
     }
+
+    /// The longest `take` sleeps before it looks again whether it was stopped.
+    static let longestSleep = 0.05
 
     /// Returns bytes an allowance did not use.
     func giveBack(_ count: Int) {

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// A fixed ring of `capacity` bytes between the workers, which write at any offset within the
 /// window `[emitted, emitted + capacity)` and wait while their bytes lie beyond it, and the
 /// coordinator, which writes the bytes to the descriptor strictly in file order. Memory stays at
@@ -109,14 +107,10 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
             let count = min(Int(end - position), capacity - at)
             let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(ring)[at..<(at + count)])
             digest?.update(bytes)
-            var offset = 0
-            while offset < count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw FastgetError(.localIO, "cannot write the stream: \(String(cString: strerror(errno)))")
-                }
-                offset += written
+            do {
+                try FileDescriptor.write(bytes, to: descriptor)
+            } catch {
+                throw FastgetError(.localIO, "cannot write the stream: \(error.reason)")
             }
             position += Int64(count)
         }

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// One worker thread's loop: claim a segment, request its remaining range, validate the
 /// response, move the body to the segment's offset in the file, publish the watermark; retry
 /// temporary failures from the watermark.
@@ -266,7 +264,7 @@ final class SegmentWorker {
         let count: Int
         do {
             count = try pipe.fill(from: socket, limit: Int(min(Int64(pipe.capacity), limit)))
-        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+        } catch where error.errno == Errno.invalidArgument || error.errno == Errno.noFunction {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
             let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// Incremental decoder for `Transfer-Encoding: chunked` (RFC 9112 §7.1): chunk sizes, extensions
 /// (skipped), data, the last chunk and trailer fields (skipped).
 ///
@@ -41,7 +39,7 @@ package struct ChunkedDecoder: Sendable {
             if case .done = state { break }
             if case .data(let remaining) = state {
                 let run = Int(min(remaining, Int64(count - index)))
-                memmove(output + produced, input.baseAddress! + index, run)
+                (output + produced).copyMemory(from: input.baseAddress! + index, byteCount: run) // memmove: `output` may overlap
                 produced += run
                 index += run
                 state = remaining == Int64(run) ? .dataCR : .data(remaining: remaining - Int64(run))

@@ -80,7 +80,7 @@ package final class Connector: Sendable {
     /// drops every packet (a broken IPv6 route) must not use it all.
     private func open(_ url: HTTPURL, deadline: Double, created: (Socket) -> Void) throws -> Socket {
         let addresses = try Resolver.resolve(host: url.host, port: url.port, deadline: deadline)
-        var lastError: any Error = SystemError("connect", errno: 113 /* EHOSTUNREACH */)
+        var lastError: any Error = SystemError("connect", errno: Errno.noRouteToHost)
         for (index, address) in addresses.enumerated() {
             let now = MonotonicClock.seconds()
             guard now < deadline else { throw SystemError.timedOut("connect") }

@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// One HTTP/1.1 connection: sends request heads, parses response heads, and reads bodies framed
 /// by Content-Length, chunked coding or connection close. Used by one thread at a time.
 ///

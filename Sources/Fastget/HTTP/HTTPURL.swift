@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// An `http` or `https` URL, parsed by hand (RFC 3986) into what a request needs.
 ///
 /// The path and query are kept as given, except that bytes which cannot travel in a request line
@@ -30,8 +28,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Whether `host` is an IP address rather than a name (no SNI, certificate checked by IP).
     public var hostIsIPAddress: Bool {
         if isIPv6Literal { return true }
-        var address = in_addr()
-        return inet_pton(AF_INET, host, &address) == 1
+        return SocketAddress.isIPv4Literal(host)
     }
 
     /// `host[:port]` as sent in the `Host` header: the port only when not the scheme's default.
@@ -100,8 +97,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
                 throw URLParseError(reason: "unterminated IPv6 address in URL")
             }
             let literal = string(authority[(authority.startIndex + 1)..<close])
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, literal, &address) == 1 else {
+            guard SocketAddress.isIPv6Literal(literal) else {
                 throw URLParseError(reason: "invalid IPv6 address '\(literal)'")
             }
             host = literal.lowercased()

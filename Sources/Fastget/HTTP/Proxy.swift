@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// Which proxy a request goes through: an explicit one, else `http_proxy` / `https_proxy` from
 /// the environment (as curl reads them: lower case first; `HTTPS_PROXY` too, never the upper-case
 /// `HTTP_PROXY`, which CGI lets a client set), except for hosts that `no_proxy` names.
@@ -25,7 +23,7 @@ package struct ProxySettings: Sendable {
     package init(explicit: String?, noProxy: String?, useEnvironment: Bool) throws(ProxyError) {
         func environment(_ names: String...) -> String? {
             for name in names {
-                if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
+                if let value = Environment.value(name), !value.isEmpty { return value }
             }
             return nil
         }

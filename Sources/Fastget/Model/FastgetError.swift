@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// Why a download failed: a code that decides the exit status and retry policy, one full
 /// sentence for people, and an optional hint for what to do next.
 public struct FastgetError: Error, Sendable, CustomStringConvertible {
@@ -141,13 +139,13 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         case let error as SystemError:
             let peer = url.authority
             switch (error.operation, error.errno) {
-            case ("connect", ECONNREFUSED):
+            case ("connect", Errno.connectionRefused):
                 return FastgetError(.unavailable, "connection refused by \(peer)")
-            case ("connect", ETIMEDOUT):
+            case ("connect", Errno.timedOut):
                 return FastgetError(.temporary, "connection to \(peer) timed out")
-            case ("connect", ENETUNREACH), ("connect", EHOSTUNREACH), ("connect", EADDRNOTAVAIL), ("connect", EAFNOSUPPORT):
+            case ("connect", Errno.networkUnreachable), ("connect", Errno.noRouteToHost), ("connect", Errno.addressNotAvailable), ("connect", Errno.addressFamilyNotSupported):
                 return FastgetError(.unavailable, "cannot reach \(peer): \(error.reason)")
-            case (_, EAGAIN), (_, ETIMEDOUT):
+            case (_, Errno.resourceTemporarilyUnavailable), (_, Errno.timedOut):
                 return FastgetError(.temporary, "no data from \(peer) within the timeout")
             default:
                 return FastgetError(.temporary, "connection to \(peer) failed: \(error.reason)")
@@ -186,10 +184,10 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
     /// Wraps a failed local file operation on `path`.
     static func local(_ error: SystemError, path: String, creating: Bool = false) -> FastgetError {
-        if error.errno == ENOSPC || error.errno == EDQUOT {
+        if error.errno == Errno.noSpace || error.errno == Errno.diskQuotaExceeded {
             return FastgetError(.localIO, "no space left on the device for \(path)")
         }
-        if creating && [EACCES, EPERM, EROFS, ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG].contains(error.errno) {
+        if creating && [Errno.permissionDenied, Errno.notPermitted, Errno.readOnlyFileSystem, Errno.noSuchFileOrDirectory, Errno.notDirectory, Errno.isDirectory, Errno.fileNameTooLong].contains(error.errno) {
             return FastgetError(.cannotCreateOutput, "cannot create \(path): \(error.reason)")
         }
         return FastgetError(.localIO, "\(error.operation) \(path): \(error.reason)")

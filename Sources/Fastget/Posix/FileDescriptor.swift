@@ -35,13 +35,17 @@ package final class FileDescriptor: @unchecked Sendable {
     /// Writes all of `bytes` at `offset`, continuing after short writes.
     /// The corresponding C function is `pwrite`.
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
-        var done = 0
-        while done < bytes.count {
-            let written = try retryingOnInterrupt("pwrite") {
-                pwrite(descriptor, bytes.baseAddress! + done, faultShortened(bytes.count - done, "pwrite"), off_t(offset) + off_t(done))
-            }
-            if written == 0 { throw SystemError("pwrite", errno: EIO) }
-            done += written
+        try writeAll(bytes) { (remaining, written) throws(SystemError) in
+            try writeStep("pwrite", remaining) { pwrite(descriptor, $0, $1, off_t(offset) + off_t(written)) }
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, one the caller owns (a stream's output, such as
+    /// standard output), at its current position, continuing after short writes.
+    /// The corresponding C function is `write`.
+    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) throws(SystemError) {
+        try writeAll(bytes) { (remaining, _) throws(SystemError) in
+            try writeStep("write", remaining) { Glibc.write(descriptor, $0, $1) }
         }
     }
 

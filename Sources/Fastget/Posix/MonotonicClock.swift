@@ -16,4 +16,15 @@ package enum MonotonicClock {
     /// `timeval`, `timespec` or poll interval. Timeouts are Doubles a user may set to 1e300 or
     /// infinity, and converting a Double beyond `Int.max` to an integer traps.
     package static let forever: Double = 1e9
+
+    /// Blocks the calling thread for about `seconds` (at most `forever`); returns at once for
+    /// zero or less, and may return early when a signal arrives. Callers that wait for a
+    /// condition sleep in short steps and look again. The corresponding C function is `nanosleep`.
+    package static func sleep(seconds: Double) {
+        guard seconds > 0 else { return }
+        let bounded = min(seconds, forever)
+        let whole = bounded.rounded(.down)
+        var request = timespec(tv_sec: Int(whole), tv_nsec: Int((bounded - whole) * 1e9))
+        nanosleep(&request, nil)
+    }
 }

@@ -20,8 +20,12 @@ package struct ResolveError: Error, Sendable, CustomStringConvertible {
 
     /// The name does not exist (as opposed to a temporary failure of the resolver).
     package var isNotFound: Bool {
-        !timedOut && (code == EAI_NONAME || code == EAI_FAIL || code == -5 /* EAI_NODATA */ || code == EAI_SERVICE)
+        !timedOut && (code == EAI_NONAME || code == EAI_FAIL || code == ResolveError.noData || code == EAI_SERVICE)
     }
+
+    /// `EAI_NODATA` (the name exists but has no address): glibc's netdb.h declares it only
+    /// under `_GNU_SOURCE`, which Swift's Glibc module does not define.
+    private static var noData: Int32 { -5 }
 
     package var description: String {
         if timedOut { return "no answer within the connect timeout" }

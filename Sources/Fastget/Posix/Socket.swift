@@ -88,15 +88,13 @@ package final class Socket: ByteStream, @unchecked Sendable {
     /// Writes every byte in the non-blocking phase; throws `ETIMEDOUT` (as "connect") past
     /// `deadline`.
     package func write(_ bytes: UnsafeRawBufferPointer, deadline: Double) throws(SystemError) {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if sent >= 0 {
-                offset += sent
-                continue
+        try writeAll(bytes) { (remaining, _) throws(SystemError) in
+            while true {
+                let sent = send(descriptor, remaining.baseAddress!, remaining.count, Int32(MSG_NOSIGNAL))
+                if sent >= 0 { return sent }
+                guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw SystemError("send") }
+                guard try wait(for: .writable, until: deadline) else { throw SystemError.timedOut("connect") }
             }
-            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw SystemError("send") }
-            guard try wait(for: .writable, until: deadline) else { throw SystemError.timedOut("connect") }
         }
     }
 
@@ -130,12 +128,8 @@ package final class Socket: ByteStream, @unchecked Sendable {
     /// Writes everything; `MSG_NOSIGNAL` keeps a closed peer from raising SIGPIPE.
     /// The corresponding C function is `send`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = try retryingOnInterrupt("send") {
-                send(descriptor, bytes.baseAddress! + offset, faultShortened(bytes.count - offset, "send"), Int32(MSG_NOSIGNAL))
-            }
-            offset += sent
+        try writeAll(bytes) { (remaining, _) throws(SystemError) in
+            try writeStep("send", remaining) { send(descriptor, $0, $1, Int32(MSG_NOSIGNAL)) }
         }
     }
 

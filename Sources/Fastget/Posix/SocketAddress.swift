@@ -19,4 +19,18 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         guard result == 0 else { return "?" }
         return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// Whether `text` is an IPv4 address in dotted-decimal form ("192.0.2.1").
+    /// The corresponding C function is `inet_pton` with `AF_INET`.
+    package static func isIPv4Literal(_ text: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
+    }
+
+    /// Whether `text` is an IPv6 address (without brackets: "::1").
+    /// The corresponding C function is `inet_pton` with `AF_INET6`.
+    package static func isIPv6Literal(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
 }

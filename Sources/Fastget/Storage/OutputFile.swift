@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// The file being written: `<name>.part` at full length (sparse, preallocated where the file
 /// system can), renamed to `<name>` only once every byte is in.
 final class OutputFile: WriteTarget, Sendable {
@@ -49,7 +47,7 @@ final class OutputFile: WriteTarget, Sendable {
         if let failure = syncFailure.withLock({ $0 }) { throw failure }
         do throws(SystemError) {
             #if FASTGET_FAULTS
-            if FaultInjection.shouldFailSync(partPath) { throw SystemError(operation, errno: EIO) }
+            if FaultInjection.shouldFailSync(partPath) { throw SystemError(operation, errno: Errno.ioError) }
             #endif
             try body()
         } catch {
@@ -63,7 +61,7 @@ final class OutputFile: WriteTarget, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(FastgetError) {
         #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, bytes.count) {
-            throw FastgetError.local(SystemError("pwrite", errno: 28 /* ENOSPC */), path: partPath)
+            throw FastgetError.local(SystemError("pwrite", errno: Errno.noSpace), path: partPath)
         }
         #endif
         do {
@@ -77,7 +75,7 @@ final class OutputFile: WriteTarget, Sendable {
     func write(from pipe: SplicePipe, at offset: Int64, count: Int) throws(FastgetError) {
         #if FASTGET_FAULTS
         if FaultInjection.shouldFail(partPath, count) {
-            throw FastgetError.local(SystemError("splice", errno: 28 /* ENOSPC */), path: partPath)
+            throw FastgetError.local(SystemError("splice", errno: Errno.noSpace), path: partPath)
         }
         #endif
         do {
@@ -132,7 +130,7 @@ final class OutputFile: WriteTarget, Sendable {
             } else {
                 try FileSystem.renameWithoutReplacing(partPath, to: finalPath)
             }
-        } catch where error.errno == EEXIST {
+        } catch where error.errno == Errno.fileExists {
             throw FastgetError(.cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
                                hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
         } catch {

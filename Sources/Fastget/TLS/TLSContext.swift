@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import Glibc
 
 /// Client TLS settings shared by every connection of a download: protocol floor, trust store,
 /// verification mode. Wraps an `SSL_CTX`.
@@ -85,7 +84,7 @@ package final class TLSContext: @unchecked Sendable {
     private func loadSystemTrust() throws(TLSError) {
         _ = SSL_CTX_set_default_verify_paths(context)
         ERR_clear_error()
-        if getenv("SSL_CERT_FILE") != nil || getenv("SSL_CERT_DIR") != nil { return }
+        if Environment.value("SSL_CERT_FILE") != nil || Environment.value("SSL_CERT_DIR") != nil { return }
         let defaultFile = String(cString: X509_get_default_cert_file())
         if FileSystem.exists(defaultFile) { return }
         for bundle in TLSContext.fallbackBundles where FileSystem.exists(bundle) {

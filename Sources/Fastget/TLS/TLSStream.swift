@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import Glibc
 
 /// TLS over a connected `Socket`: SNI, certificate and host name verification, blocking I/O
 /// after a handshake bounded by the connect deadline.
@@ -62,7 +61,7 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
             let result = SSL_connect(ssl)
             if result == 1 { return }
             let error = SSL_get_error(ssl, result)
-            let savedErrno = errno
+            let savedErrno = Errno.current
             if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
                 let ready: Bool
                 do {
@@ -152,15 +151,11 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
+        try writeAll(bytes) { (remaining, _) throws -> Int in
             ERR_clear_error()
             var count = 0
-            if SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &count) == 1 {
-                offset += count
-                continue
-            }
-            throw failure(of: "write", SSL_get_error(ssl, 0)) ?? SystemError("send", errno: EPIPE)
+            if SSL_write_ex(ssl, remaining.baseAddress!, remaining.count, &count) == 1 { return count }
+            throw failure(of: "write", SSL_get_error(ssl, 0)) ?? SystemError("send", errno: Errno.brokenPipe)
         }
     }
 
@@ -168,14 +163,14 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
 
     /// Maps an `SSL_get_error` result to an error; nil means a clean end of stream.
     private func failure(of operation: String, _ code: Int32) -> (any Error)? {
-        let savedErrno = errno
+        let savedErrno = Errno.current
         let unannouncedEnd = TLSError(kind: .truncated, reason: "the connection closed without a TLS close_notify")
         switch code {
         case SSL_ERROR_ZERO_RETURN:
             return nil
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             // A blocking socket reports its SO_RCVTIMEO/SO_SNDTIMEO expiry this way.
-            return SystemError(operation == "read" ? "recv" : "send", errno: EAGAIN)
+            return SystemError(operation == "read" ? "recv" : "send", errno: Errno.resourceTemporarilyUnavailable)
         case SSL_ERROR_SSL where fastget_ERR_is_unexpected_eof(ERR_peek_error()) != 0:
             ERR_clear_error()
             return unannouncedEnd
