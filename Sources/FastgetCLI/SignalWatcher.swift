@@ -17,20 +17,29 @@ enum SignalWatcher {
 
     /// Starts the watching thread; `pause` runs on it at the first signal.
     static func watch(_ pause: @escaping @Sendable () -> Void) {
-        // Never joined: it ends with the process (or exits it at the second signal).
-        _ = try? PosixThread(stackSize: SignalWatcher.stackSize) {
+        let box = Unmanaged.passRetained(Action(pause)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { argument in
+            let action = Unmanaged<Action>.fromOpaque(argument!).takeRetainedValue()
             var signals = SignalWatcher.watched
             var received: Int32 = 0
             sigwait(&signals, &received)
-            pause()
+            action.body()
             sigwait(&signals, &received)
             Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
             _exit(FastgetError.Code.cancelled.exitCode)
+        }, box)
+        if result == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Action>.fromOpaque(box).release()
         }
     }
 
-    /// The watcher only waits and calls `pause`.
-    private static let stackSize = 128 * 1024
+    private final class Action {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
 
     private static var watched: sigset_t {
         var signals = sigset_t()

@@ -1,17 +1,18 @@
 /// Sizes for people, in binary units as curl and aria2 print them: "17 B", "1.50 MiB",
-/// "10.0 TiB". The library's messages and the command line's display share it.
-package enum ByteCount {
+/// "10.0 TiB". The library's messages and the command line's display share it; public so that an
+/// embedder's display can print sizes the same way.
+public enum ByteCount {
     private static let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
 
     /// Two decimals below 10 of a unit, one above; whole bytes below 1 KiB.
-    package static func formatted(_ value: Double) -> String {
+    public static func formatted(_ value: Double) -> String {
         let (amount, unit) = scaled(value, largestUnit: units.count - 1)
         return unit == 0 ? "\(Int(amount)) B" : "\(decimal(amount, digits: amount < 10 ? 2 : 1)) \(units[unit])"
     }
 
     /// `value` in the largest binary unit (1024 to the power `unit`, at most `largestUnit`) of
     /// which it is at least one: 1536 is (1.5, 1).
-    package static func scaled(_ value: Double, largestUnit: Int) -> (amount: Double, unit: Int) {
+    public static func scaled(_ value: Double, largestUnit: Int) -> (amount: Double, unit: Int) {
         var amount = value
         var unit = 0
         while amount >= 1024 && unit < largestUnit {
@@ -22,7 +23,7 @@ package enum ByteCount {
     }
 
     /// `value` rounded to `digits` decimals, without Foundation's formatters.
-    package static func decimal(_ value: Double, digits: Int) -> String {
+    public static func decimal(_ value: Double, digits: Int) -> String {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int((value * scale).rounded())
