@@ -32,7 +32,9 @@ func run() throws {
     if options.compare {
         let anchors = Tool.anchors()
         tools += anchors.found
-        say("anchors: \(anchors.found.map(\.name).joined(separator: ", "))" + (anchors.missing.isEmpty ? "" : "; not on PATH: \(anchors.missing.joined(separator: ", "))"))
+        say(
+            "anchors: \(anchors.found.map(\.name).joined(separator: ", "))"
+                + (anchors.missing.isEmpty ? "" : "; not on PATH: \(anchors.missing.joined(separator: ", "))"))
     }
 
     // The largest file any cell needs.
@@ -53,8 +55,11 @@ func run() throws {
     defer { output.remove() }
 
     let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-    let machine = ["cores": "\(cpus)", "memory": "\(sysconf(Int32(_SC_PHYS_PAGES)) * sysconf(Int32(_SC_PAGESIZE)) >> 30) GiB",
-                   "kernel": (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"]
+    let machine = [
+        "cores": "\(cpus)", "memory": "\(sysconf(Int32(_SC_PHYS_PAGES)) * sysconf(Int32(_SC_PAGESIZE)) >> 30) GiB",
+        "kernel": (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? "?",
+    ]
     say("peer: \(peer.name), repetitions: \(options.repetitions), \(cpus) cores")
     say(Report.header)
 
@@ -85,7 +90,8 @@ func run() throws {
                     let expected = options.externalURL == nil ? size : received
                     guard result.status == 0, received == expected, received > 0 else {
                         failures += 1
-                        firstError = firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
+                        firstError =
+                            firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
                         continue
                     }
                     durations.append(result.seconds)
@@ -97,12 +103,13 @@ func run() throws {
                     cpu.append(result.cpuSeconds)
                 }
                 unlink(target)
-                let cell = Cell(scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
-                                runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
-                                mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
-                                efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
-                                tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
-                                cpuSeconds: median(cpu), error: firstError)
+                let cell = Cell(
+                    scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
+                    runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
+                    mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
+                    efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
+                    tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
+                    cpuSeconds: median(cpu), error: firstError)
                 cells.append(cell)
                 say(Report.row(cell))
             }

@@ -70,7 +70,8 @@ extension TestServer {
             }
             body = range
             ranged = true
-            fields.append("Content-Range: bytes \(range.lowerBound + file.contentRangeShift)-\(range.upperBound - 1 + file.contentRangeShift)/\(total)")
+            fields.append(
+                "Content-Range: bytes \(range.lowerBound + file.contentRangeShift)-\(range.upperBound - 1 + file.contentRangeShift)/\(total)")
         }
         let status = ranged ? 206 : 200
         let statusLine = ranged ? "HTTP/1.1 206 Partial Content" : "HTTP/1.1 200 OK"
@@ -79,8 +80,10 @@ extension TestServer {
         let started = monotonicSeconds()
         var sent: Int64 = 0
         defer {
-            record(ServedResponse(connection: request.connection, method: request.method, status: status,
-                                  bodyBytes: sent, started: started, finished: monotonicSeconds()))
+            record(
+                ServedResponse(
+                    connection: request.connection, method: request.method, status: status,
+                    bodyBytes: sent, started: started, finished: monotonicSeconds()))
         }
         let source = BodySource(file.content)
         switch file.framing {
@@ -142,7 +145,9 @@ private struct BodySource {
     func send(_ range: Range<Int64>, on channel: ServerChannel) -> Int64 {
         switch content {
         case .memory(let bytes):
-            let sent = bytes.withUnsafeBytes { channel.writeCounting(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)])) }
+            let sent = bytes.withUnsafeBytes {
+                channel.writeCounting(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)]))
+            }
             return Int64(sent)
         case .file(let path, _):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -155,6 +160,6 @@ private struct BodySource {
     }
 }
 
-private extension Range where Bound == Int64 {
-    var count64: Int64 { upperBound - lowerBound }
+extension Range where Bound == Int64 {
+    fileprivate var count64: Int64 { upperBound - lowerBound }
 }

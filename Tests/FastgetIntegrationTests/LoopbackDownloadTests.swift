@@ -6,7 +6,8 @@ import Testing
 
 /// Downloads `url` into a fresh directory with `configure`d options.
 private func download(_ url: String, segments: Int = 4, configure: (inout DownloadOptions) -> Void = { _ in })
-    throws -> (report: Result<DownloadReport, FastgetError>, directory: TemporaryDirectory, output: String) {
+    throws -> (report: Result<DownloadReport, FastgetError>, directory: TemporaryDirectory, output: String)
+{
     let directory = try TemporaryDirectory()
     var options = DownloadOptions()
     options.segments = segments
@@ -306,7 +307,10 @@ private let data = testBytes(count: (1 << 20) + 3)
         let report = try Download(url: server.url(), options: options).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(report.segments == 1)
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))
-        #expect(notices.withLock { $0 }.contains { $0.hasPrefix("server ignored the byte range") && $0.hasSuffix("downloading in one stream from the start") })
+        #expect(
+            notices.withLock { $0 }.contains {
+                $0.hasPrefix("server ignored the byte range") && $0.hasSuffix("downloading in one stream from the start")
+            })
         // After the second probe, one plain GET; no byte of the 200s to range requests was used.
         // (A range request of the first pass may still be recorded late: the server reads each
         // connection on its own thread, so only the order on one client thread is certain.)
