@@ -125,8 +125,7 @@ class Report:
         counts = ", ".join(f"{kind} {len(self.violations.get(kind, []))}"
                            for kind in ("length", "body", "layer", "import", "parse"))
         verdict = "FAILED" if every else "ok"
-        print(f"check-source: {verdict}: {len(every)} violation(s) in {files} files ({counts})",
-              file=sys.stderr if every else sys.stdout)
+        print(f"check-source: {verdict}: {len(every)} violation(s) in {files} files ({counts})")
         return 1 if every else 0
 
 
@@ -168,8 +167,8 @@ STOP_WORDS = re.compile(r"\b(func|init|deinit|subscript|var|let|case|struct|clas
 
 def check_bodies(path, code, starts, report):
     """Reports declarations with a body over MAX_BODY_LINES. The body is the first `{` after the
-    declaration keyword outside parentheses and brackets; a requirement without a body (protocols)
-    ends at the next declaration or at the enclosing `}`."""
+    declaration keyword outside parentheses and brackets (for a `var`, on the same line); a
+    requirement without a body (protocols) ends at the next declaration or the enclosing `}`."""
     matching = {}
     opened = []
     for offset, c in enumerate(code):
@@ -202,6 +201,8 @@ def check_bodies(path, code, starts, report):
                 break
             elif depth == 0 and (c in "}=;" or STOP_WORDS.match(code, k) and code[k - 1] in " \t\n"):
                 break  # no body: a requirement, a stored or initialised property
+            elif depth == 0 and c == "\n" and keyword == "var":
+                break  # a computed property's `{` is on the line of its `var`
             k += 1
         if body is None or body not in matching:
             continue
@@ -251,8 +252,8 @@ def main(root):
         code = blank(source)
         blanked[path] = code
         if code.count("{") != code.count("}"):
-            report.add("parse", path, 1, "braces do not balance outside comments and strings: "
-                       "the checks below cannot be trusted for this file")
+            report.add("parse", path, 1, "braces do not balance outside comments and strings (#if branches?): "
+                       "its body lengths cannot be trusted")
         starts = [0] + [m.end() for m in re.finditer("\n", code)]
         check_bodies(path, code, starts, report)
 
