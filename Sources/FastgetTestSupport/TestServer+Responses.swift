@@ -97,19 +97,7 @@ extension TestServer {
         case .chunked(let size):
             fields.append("Transfer-Encoding: chunked")
             guard channel.write(head(statusLine)) else { return false }
-            var offset = body.lowerBound
-            var first = true
-            while offset < body.upperBound {
-                let end = min(offset + Int64(size), body.upperBound)
-                let sizeLine = String(end - offset, radix: 16) + (first ? ";note=first" : "") + "\r\n"
-                first = false
-                guard channel.write(sizeLine) else { return false }
-                let piece = source.send(offset..<end, on: channel)
-                sent += piece
-                guard piece == end - offset, channel.write("\r\n") else { return false }
-                offset = end
-                if let cutAt, offset - body.lowerBound >= cutAt { return false }
-            }
+            guard sendChunks(source, body, size: size, cutAt: cutAt, on: channel, sent: &sent) else { return false }
             return channel.write("0\r\nX-Trailer: done\r\n\r\n") && file.keepAlive
         case .untilClose:
             fields.append("Connection: close")
@@ -121,6 +109,27 @@ extension TestServer {
             if cutAt == nil && file.closeNotify { channel.sendCloseNotify() }
             return false
         }
+    }
+
+    /// `body` in chunks of `size` bytes (the first with a chunk extension), adding to `sent`;
+    /// false when the connection is to close: a write failed, or `cutAt` bytes went out.
+    private func sendChunks(
+        _ source: BodySource, _ body: Range<Int64>, size: Int, cutAt: Int64?, on channel: ServerChannel, sent: inout Int64
+    ) -> Bool {
+        var offset = body.lowerBound
+        var first = true
+        while offset < body.upperBound {
+            let end = min(offset + Int64(size), body.upperBound)
+            let sizeLine = String(end - offset, radix: 16) + (first ? ";note=first" : "") + "\r\n"
+            first = false
+            guard channel.write(sizeLine) else { return false }
+            let piece = source.send(offset..<end, on: channel)
+            sent += piece
+            guard piece == end - offset, channel.write("\r\n") else { return false }
+            offset = end
+            if let cutAt, offset - body.lowerBound >= cutAt { return false }
+        }
+        return true
     }
 
     /// `bytes=a-b` or `bytes=a-`: nil for a form we do not serve (answer 200), .some(nil) when
