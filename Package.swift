@@ -7,7 +7,8 @@ import PackageDescription
 // FASTGET_STATIC_OPENSSL=1 (set by scripts/build-static.sh) links libssl.a and libcrypto.a
 // instead of the shared libraries; `-lssl -lcrypto` anywhere would bring the shared ones back.
 let staticOpenSSL = Context.environment["FASTGET_STATIC_OPENSSL"] == "1"
-let openSSL: [LinkerSetting] = staticOpenSSL
+let openSSL: [LinkerSetting] =
+    staticOpenSSL
     ? [.unsafeFlags(["-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a"])]
     : [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
 

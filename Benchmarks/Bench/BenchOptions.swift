@@ -24,26 +24,26 @@ struct BenchOptions {
     var startupRuns = 0
 
     static let usage = """
-    Usage: swift run -c release Bench [options]
+        Usage: swift run -c release Bench [options]
 
-    Measures fastget by segment count against an embedded loopback server (no network needed).
+        Measures fastget by segment count against an embedded loopback server (no network needed).
 
-      --quick              a short smoke run (64 MiB, N = 1 and 4, one repetition)
-      --segments LIST      segment counts, e.g. 1,4,16 (default 1,2,4,8,16,32)
-      --repetitions N      runs per cell; the table shows the median and min-max (default 3)
-      --size MIB           size of the raw scenarios' file (default 1024)
-      --scenarios LIST     raw,raw-tls,capped,uneven,tiny (default: all)
-      --nginx              run against a local nginx instead (when installed)
-      --url URL            measure an external server (raw scenario only)
-      --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
-      --json FILE          write every cell as JSON too
-      --fastget PATH       measure this fastget binary (e.g. a static build)
-      --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
-                           resume each time, and check every file byte for byte
-      --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
-                           whole process (median, p10, p90, peak RSS)
+          --quick              a short smoke run (64 MiB, N = 1 and 4, one repetition)
+          --segments LIST      segment counts, e.g. 1,4,16 (default 1,2,4,8,16,32)
+          --repetitions N      runs per cell; the table shows the median and min-max (default 3)
+          --size MIB           size of the raw scenarios' file (default 1024)
+          --scenarios LIST     raw,raw-tls,capped,uneven,tiny (default: all)
+          --nginx              run against a local nginx instead (when installed)
+          --url URL            measure an external server (raw scenario only)
+          --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
+          --json FILE          write every cell as JSON too
+          --fastget PATH       measure this fastget binary (e.g. a static build)
+          --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
+                               resume each time, and check every file byte for byte
+          --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
+                               whole process (median, p10, p90, peak RSS)
 
-    """
+        """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
         var options = BenchOptions()

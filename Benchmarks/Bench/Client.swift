@@ -33,9 +33,11 @@ struct Tool {
         add("curl", 1) { url, output, _, ca in ["-s", "-S", "-f", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url] }
         add("wget2", 1) { url, output, _, ca in ["-q", "-O", output] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url] }
         add("aria2c", 16) { url, output, segments, ca in
-            ["-q", "-x", "\(segments)", "-s", "\(segments)", "-k", "1M", "--file-allocation=none", "--allow-overwrite=true",
-             "--auto-file-renaming=false", "-d", (output as NSString).deletingLastPathComponent,
-             "-o", (output as NSString).lastPathComponent] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url]
+            [
+                "-q", "-x", "\(segments)", "-s", "\(segments)", "-k", "1M", "--file-allocation=none", "--allow-overwrite=true",
+                "--auto-file-renaming=false", "-d", (output as NSString).deletingLastPathComponent,
+                "-o", (output as NSString).lastPathComponent,
+            ] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url]
         }
         add("axel", 64) { url, output, segments, ca in
             ["-q", "-n", "\(segments)", "-o", output] + (ca == nil ? [] : ["-k"]) + [url]
@@ -70,7 +72,10 @@ func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throw
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
-    let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(-pid, SIGKILL); kill(pid, SIGKILL) }
+    let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
@@ -79,7 +84,8 @@ func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throw
     unlink(logPath)
     let fields = report.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
     guard fields.count == 4, let status = Int32(fields[0]), let seconds = Double(fields[1]),
-          let rss = Int64(fields[2]), let cpu = Double(fields[3]) else {
+        let rss = Int64(fields[2]), let cpu = Double(fields[3])
+    else {
         throw HarnessFailure("bench-launcher failed for \(path): \(report)")
     }
     return Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log)

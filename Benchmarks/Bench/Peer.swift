@@ -150,12 +150,12 @@ final class NginxPeer: Peer {
         case .uneven:
             // Serial divisible by 4 → slow: the same rule as the embedded server's "every 4th".
             let map = """
-            map $connection $fastget_rate {
-                "~(^|[02468])[048]$" 512k;
-                "~[13579][26]$" 512k;
-                default 2m;
-            }
-            """
+                map $connection $fastget_rate {
+                    "~(^|[02468])[048]$" 512k;
+                    "~[13579][26]$" 512k;
+                    default 2m;
+                }
+                """
             server = try Nginx(extraConfiguration: "limit_rate $fastget_rate;", httpConfiguration: map, listenOptions: "sndbuf=32k")
         }
         servers[kind] = server
@@ -176,8 +176,9 @@ final class NginxPeer: Peer {
         let lines = server.accessLog().dropFirst(logOffsets[kind] ?? 0).map { $0.split(separator: " ") }
         let data = lines.filter { $0.count >= 7 && $0[0] == "GET" && (Int($0[4]) ?? 0) > 1 }
         // nginx numbers connections from 1; the caps' rule counts from 0.
-        return RunStats(kind, finishes: data.compactMap { Double($0[6]) },
-                        connections: Set(data.compactMap { Int($0[5]).map { $0 - 1 } }))
+        return RunStats(
+            kind, finishes: data.compactMap { Double($0[6]) },
+            connections: Set(data.compactMap { Int($0[5]).map { $0 - 1 } }))
     }
 
     func stop() { servers.values.forEach { $0.stop() } }

@@ -30,12 +30,15 @@ enum Report {
     static let header = "scenario  peer      tool      N    MiB/s (min-max)            eff      tail     RSS MiB   CPU s"
 
     static func row(_ cell: Cell) -> String {
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
         if cell.failures == cell.runs {
             return pad(cell.scenario, 10) + pad(cell.peer, 10) + pad(cell.tool, 10) + pad("\(cell.segments)", 5)
                 + "failed: \(cell.error ?? "?")"
         }
-        let speed = cell.scenario == ScenarioKind.tiny.rawValue
+        let speed =
+            cell.scenario == ScenarioKind.tiny.rawValue
             ? String(format: "%.1f ms per download", cell.seconds * 1000)
             : String(format: "%.0f (%.0f-%.0f)", cell.mibps, cell.mibpsMin, cell.mibpsMax)
         let efficiency = cell.efficiency.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
@@ -58,20 +61,26 @@ enum Report {
             for mine in here where mine.tool == "fastget" {
                 if scenario == ScenarioKind.tiny.rawValue {
                     guard let best = anchors.min(by: { $0.seconds < $1.seconds }) else { continue }
-                    lines.append(String(format: "%-9@ fastget %.1f ms vs best anchor %@ %.1f ms: %.2fx",
-                                        scenario as NSString, mine.seconds * 1000, best.tool as NSString, best.seconds * 1000,
-                                        best.seconds / mine.seconds))
+                    lines.append(
+                        String(
+                            format: "%-9@ fastget %.1f ms vs best anchor %@ %.1f ms: %.2fx",
+                            scenario as NSString, mine.seconds * 1000, best.tool as NSString, best.seconds * 1000,
+                            best.seconds / mine.seconds))
                 } else if scenario.hasPrefix("raw") {
                     guard let best = anchors.max(by: { $0.mibps < $1.mibps }) else { continue }
-                    lines.append(String(format: "%-9@ N=%-3d fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx",
-                                        scenario as NSString, mine.segments, mine.mibps, best.tool as NSString, best.segments,
-                                        best.mibps, mine.mibps / best.mibps))
+                    lines.append(
+                        String(
+                            format: "%-9@ N=%-3d fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx",
+                            scenario as NSString, mine.segments, mine.mibps, best.tool as NSString, best.segments,
+                            best.mibps, mine.mibps / best.mibps))
                 } else {
                     let same = anchors.filter { $0.segments == mine.segments && $0.efficiency != nil }
                     guard let best = same.max(by: { $0.efficiency! < $1.efficiency! }), let mineEfficiency = mine.efficiency else { continue }
-                    lines.append(String(format: "%-9@ N=%-3d fastget %.1f%% vs best anchor %@ %.1f%% of ideal: %.2fx",
-                                        scenario as NSString, mine.segments, mineEfficiency * 100, best.tool as NSString,
-                                        best.efficiency! * 100, mineEfficiency / best.efficiency!))
+                    lines.append(
+                        String(
+                            format: "%-9@ N=%-3d fastget %.1f%% vs best anchor %@ %.1f%% of ideal: %.2fx",
+                            scenario as NSString, mine.segments, mineEfficiency * 100, best.tool as NSString,
+                            best.efficiency! * 100, mineEfficiency / best.efficiency!))
                 }
             }
         }

@@ -70,8 +70,11 @@ enum Soak {
         }
         let sorted = refetched.sorted()
         say("soak: \(kills) kills (\(earlyKills) in a run's first second) over \(files) files, \(identical) of \(files) byte-identical")
-        say(String(format: "re-fetched bytes per resume (per-file averages): median %.0f KiB, max %.0f KiB; one %.1f s checkpoint interval carries %d × %.0f KiB, plus up to a 0.1 s coordinator tick and the bytes in flight",
-                   median(sorted) / 1024, (sorted.last ?? 0) / 1024, interval, segments, rate * interval / 1024))
+        say(
+            String(
+                format:
+                    "re-fetched bytes per resume (per-file averages): median %.0f KiB, max %.0f KiB; one %.1f s checkpoint interval carries %d × %.0f KiB, plus up to a 0.1 s coordinator tick and the bytes in flight",
+                median(sorted) / 1024, (sorted.last ?? 0) / 1024, interval, segments, rate * interval / 1024))
         if identical != files { throw HarnessFailure("\(files - identical) files differ") }
     }
 }

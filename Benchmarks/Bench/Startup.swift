@@ -16,7 +16,9 @@ enum Startup {
         let sorted = milliseconds.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         say("fastget --version, \(runs) runs of \(fastget.path)")
-        say(String(format: "median %.2f ms, p10 %.2f ms, p90 %.2f ms, peak RSS %.1f MiB",
-                   median(milliseconds), percentile(0.1), percentile(0.9), rss.max() ?? 0))
+        say(
+            String(
+                format: "median %.2f ms, p10 %.2f ms, p90 %.2f ms, peak RSS %.1f MiB",
+                median(milliseconds), percentile(0.1), percentile(0.9), rss.max() ?? 0))
     }
 }

@@ -32,7 +32,9 @@ func run() throws {
     if options.compare {
         let anchors = Tool.anchors()
         tools += anchors.found
-        say("anchors: \(anchors.found.map(\.name).joined(separator: ", "))" + (anchors.missing.isEmpty ? "" : "; not on PATH: \(anchors.missing.joined(separator: ", "))"))
+        say(
+            "anchors: \(anchors.found.map(\.name).joined(separator: ", "))"
+                + (anchors.missing.isEmpty ? "" : "; not on PATH: \(anchors.missing.joined(separator: ", "))"))
     }
 
     // The largest file any cell needs.
@@ -53,8 +55,11 @@ func run() throws {
     defer { output.remove() }
 
     let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-    let machine = ["cores": "\(cpus)", "memory": "\(sysconf(Int32(_SC_PHYS_PAGES)) * sysconf(Int32(_SC_PAGESIZE)) >> 30) GiB",
-                   "kernel": (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"]
+    let machine = [
+        "cores": "\(cpus)", "memory": "\(sysconf(Int32(_SC_PHYS_PAGES)) * sysconf(Int32(_SC_PAGESIZE)) >> 30) GiB",
+        "kernel": (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? "?",
+    ]
     say("peer: \(peer.name), repetitions: \(options.repetitions), \(cpus) cores")
     say(Report.header)
 
@@ -67,42 +72,9 @@ func run() throws {
             let size = options.size(kind, segments: segments)
             let url = try peer.url(kind, size: size)
             for tool in tools where segments <= tool.maxSegments && (tool.maxSegments > 1 || segments == 1 || tool.name == "fastget") {
-                let target = output.file("out-\(tool.name).bin")
-                var speeds: [Double] = []
-                var efficiencies: [Double] = []
-                var tails: [Double] = []
-                var rss: [Double] = []
-                var cpu: [Double] = []
-                var failures = 0
-                var firstError: String?
-                var durations: [Double] = []
-                for _ in 0..<repetitions {
-                    for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
-                    peer.beginRun(kind)
-                    let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
-                    let stats = peer.endRun(kind)
-                    let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
-                    let expected = options.externalURL == nil ? size : received
-                    guard result.status == 0, received == expected, received > 0 else {
-                        failures += 1
-                        firstError = firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
-                        continue
-                    }
-                    durations.append(result.seconds)
-                    let speed = Double(received) / result.seconds
-                    speeds.append(speed / 1_048_576)
-                    if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
-                    if let tail = stats.tail { tails.append(tail) }
-                    rss.append(Double(result.peakRSS) / 1_048_576)
-                    cpu.append(result.cpuSeconds)
-                }
-                unlink(target)
-                let cell = Cell(scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
-                                runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
-                                mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
-                                efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
-                                tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
-                                cpuSeconds: median(cpu), error: firstError)
+                let cell = try measureCell(
+                    tool, kind, segments: segments, size: size, url: url, repetitions: repetitions, peer: peer,
+                    target: output.file("out-\(tool.name).bin"))
                 cells.append(cell)
                 say(Report.row(cell))
             }
@@ -119,6 +91,50 @@ func run() throws {
     if cells.contains(where: { $0.tool == "fastget" && $0.failures > 0 }) {
         throw HarnessFailure("some fastget runs failed")
     }
+}
+
+/// Runs `tool` `repetitions` times on one scenario at one segment count, saving into `target`;
+/// the cell holds the medians, the peak RSS and the first failure.
+func measureCell(
+    _ tool: Tool, _ kind: ScenarioKind, segments: Int, size: Int64, url: String, repetitions: Int, peer: Peer, target: String
+) throws -> Cell {
+    var speeds: [Double] = []
+    var efficiencies: [Double] = []
+    var tails: [Double] = []
+    var rss: [Double] = []
+    var cpu: [Double] = []
+    var failures = 0
+    var firstError: String?
+    var durations: [Double] = []
+    for _ in 0..<repetitions {
+        for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
+        peer.beginRun(kind)
+        let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
+        let stats = peer.endRun(kind)
+        let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
+        let expected = options.externalURL == nil ? size : received
+        guard result.status == 0, received == expected, received > 0 else {
+            failures += 1
+            firstError =
+                firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
+            continue
+        }
+        durations.append(result.seconds)
+        let speed = Double(received) / result.seconds
+        speeds.append(speed / 1_048_576)
+        if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
+        if let tail = stats.tail { tails.append(tail) }
+        rss.append(Double(result.peakRSS) / 1_048_576)
+        cpu.append(result.cpuSeconds)
+    }
+    unlink(target)
+    return Cell(
+        scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
+        runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
+        mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
+        efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
+        tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
+        cpuSeconds: median(cpu), error: firstError)
 }
 
 do {

@@ -14,8 +14,10 @@ public struct HarnessError: Error, CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments`; kills it after `timeout` seconds.
-public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil,
-                       environment: [String: String]? = nil, timeout: Double = 120) throws -> ProcessResult {
+public func runProcess(
+    _ executable: String, _ arguments: [String], in directory: String? = nil,
+    environment: [String: String]? = nil, timeout: Double = 120
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

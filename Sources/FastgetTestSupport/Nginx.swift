@@ -18,8 +18,10 @@ public final class Nginx: @unchecked Sendable {
     ///   - extraConfiguration: directives added inside the `server` block.
     ///   - httpConfiguration: directives added inside the `http` block (e.g. a `map`).
     ///   - listenOptions: parameters of the `listen` directive (e.g. `sndbuf=32k`).
-    public init(files: [String: [UInt8]] = [:], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "",
-                httpConfiguration: String = "", listenOptions: String = "") throws {
+    public init(
+        files: [String: [UInt8]] = [:], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "",
+        httpConfiguration: String = "", listenOptions: String = ""
+    ) throws {
         guard let executable = Nginx.executable else { throw HarnessError("nginx is not installed") }
         prefix = try TemporaryDirectory("fastget-nginx")
         root = prefix.file("html")
@@ -39,28 +41,28 @@ public final class Nginx: @unchecked Sendable {
             let listen = "listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl") \(listenOptions);"
             let certificates = tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? ""
             let configuration = """
-            daemon off;
-            pid logs/nginx.pid;
-            worker_processes 1;
-            error_log logs/error.log;
-            events { worker_connections 1024; }
-            http {
-                log_format fastget '$request_method $uri $status "$http_range" $body_bytes_sent $connection $msec';
-                access_log logs/access.log fastget;
-                client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
-                uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
-                default_type application/octet-stream;
-                keepalive_requests 10000;
-                sendfile on;
-                \(httpConfiguration)
-                server {
-                    \(listen)
-                    \(certificates)
-                    root \(root);
-                    \(extraConfiguration)
+                daemon off;
+                pid logs/nginx.pid;
+                worker_processes 1;
+                error_log logs/error.log;
+                events { worker_connections 1024; }
+                http {
+                    log_format fastget '$request_method $uri $status "$http_range" $body_bytes_sent $connection $msec';
+                    access_log logs/access.log fastget;
+                    client_body_temp_path tmp/body; proxy_temp_path tmp/proxy; fastcgi_temp_path tmp/fastcgi;
+                    uwsgi_temp_path tmp/uwsgi; scgi_temp_path tmp/scgi;
+                    default_type application/octet-stream;
+                    keepalive_requests 10000;
+                    sendfile on;
+                    \(httpConfiguration)
+                    server {
+                        \(listen)
+                        \(certificates)
+                        root \(root);
+                        \(extraConfiguration)
+                    }
                 }
-            }
-            """
+                """
             try configuration.write(toFile: prefix.file("conf/nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
@@ -132,15 +134,23 @@ public struct TestCertificates: Sendable {
         try "".write(toFile: d + "/index.txt", atomically: true, encoding: .utf8)
         try "01\n".write(toFile: d + "/serial", atomically: true, encoding: .utf8)
         let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=fastget test CA"],
-            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=localhost"],
-            ["x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key",
-             "-CAcreateserial", "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf"],
-            ["ca", "-batch", "-config", d + "/ca.cnf", "-cert", d + "/ca.pem", "-keyfile", d + "/ca.key",
-             "-in", d + "/server.csr", "-out", d + "/expired.pem", "-extensions", "server",
-             "-startdate", "20200101000000Z", "-enddate", "20200102000000Z"],
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2", "-subj", "/CN=fastget test CA",
+            ],
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", d + "/server.key", "-out", d + "/server.csr", "-subj", "/CN=localhost",
+            ],
+            [
+                "x509", "-req", "-in", d + "/server.csr", "-CA", d + "/ca.pem", "-CAkey", d + "/ca.key",
+                "-CAcreateserial", "-out", d + "/server.pem", "-days", "2", "-extfile", d + "/ext.cnf",
+            ],
+            [
+                "ca", "-batch", "-config", d + "/ca.cnf", "-cert", d + "/ca.pem", "-keyfile", d + "/ca.key",
+                "-in", d + "/server.csr", "-out", d + "/expired.pem", "-extensions", "server",
+                "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+            ],
         ]
         for step in steps {
             let result = try runProcess(openssl, step)

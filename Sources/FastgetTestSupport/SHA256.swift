@@ -21,7 +21,7 @@ public enum SHA256 {
 }
 
 /// Deterministic pseudo-random bytes (xorshift), so a test's data is reproducible.
-public func testBytes(count: Int, seed: UInt64 = 0x9E3779B97F4A7C15) -> [UInt8] {
+public func testBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
     var state = seed | 1
     var bytes = [UInt8](repeating: 0, count: count)
     bytes.withUnsafeMutableBytes { raw in

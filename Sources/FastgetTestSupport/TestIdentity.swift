@@ -18,7 +18,8 @@ public final class TestIdentity: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(keyContext) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(keyContext) == 1, EVP_PKEY_CTX_set_group_name(keyContext, "P-256") == 1,
-              EVP_PKEY_generate(keyContext, &key) == 1, let key else {
+            EVP_PKEY_generate(keyContext, &key) == 1, let key
+        else {
             throw HarnessError("EC key generation failed")
         }
         defer { EVP_PKEY_free(key) }

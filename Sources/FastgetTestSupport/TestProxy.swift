@@ -80,7 +80,10 @@ public final class TestProxy: @unchecked Sendable {
             .map { String($0.dropFirst("proxy-authorization:".count)).trimmingCharacters(in: .whitespaces) }
         lock.withLock { seen.append(Seen(requestLine: String(firstLine), proxyAuthorization: authorization)) }
         if let credentials, authorization != "Basic " + Data(credentials.utf8).base64EncodedString() {
-            send(client, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            send(
+                client,
+                "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
             return
         }
         let parts = firstLine.split(separator: " ")

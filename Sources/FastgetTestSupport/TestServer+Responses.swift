@@ -70,7 +70,8 @@ extension TestServer {
             }
             body = range
             ranged = true
-            fields.append("Content-Range: bytes \(range.lowerBound + file.contentRangeShift)-\(range.upperBound - 1 + file.contentRangeShift)/\(total)")
+            fields.append(
+                "Content-Range: bytes \(range.lowerBound + file.contentRangeShift)-\(range.upperBound - 1 + file.contentRangeShift)/\(total)")
         }
         let status = ranged ? 206 : 200
         let statusLine = ranged ? "HTTP/1.1 206 Partial Content" : "HTTP/1.1 200 OK"
@@ -79,8 +80,10 @@ extension TestServer {
         let started = monotonicSeconds()
         var sent: Int64 = 0
         defer {
-            record(ServedResponse(connection: request.connection, method: request.method, status: status,
-                                  bodyBytes: sent, started: started, finished: monotonicSeconds()))
+            record(
+                ServedResponse(
+                    connection: request.connection, method: request.method, status: status,
+                    bodyBytes: sent, started: started, finished: monotonicSeconds()))
         }
         let source = BodySource(file.content)
         switch file.framing {
@@ -94,19 +97,7 @@ extension TestServer {
         case .chunked(let size):
             fields.append("Transfer-Encoding: chunked")
             guard channel.write(head(statusLine)) else { return false }
-            var offset = body.lowerBound
-            var first = true
-            while offset < body.upperBound {
-                let end = min(offset + Int64(size), body.upperBound)
-                let sizeLine = String(end - offset, radix: 16) + (first ? ";note=first" : "") + "\r\n"
-                first = false
-                guard channel.write(sizeLine) else { return false }
-                let piece = source.send(offset..<end, on: channel)
-                sent += piece
-                guard piece == end - offset, channel.write("\r\n") else { return false }
-                offset = end
-                if let cutAt, offset - body.lowerBound >= cutAt { return false }
-            }
+            guard sendChunks(source, body, size: size, cutAt: cutAt, on: channel, sent: &sent) else { return false }
             return channel.write("0\r\nX-Trailer: done\r\n\r\n") && file.keepAlive
         case .untilClose:
             fields.append("Connection: close")
@@ -118,6 +109,27 @@ extension TestServer {
             if cutAt == nil && file.closeNotify { channel.sendCloseNotify() }
             return false
         }
+    }
+
+    /// `body` in chunks of `size` bytes (the first with a chunk extension), adding to `sent`;
+    /// false when the connection is to close: a write failed, or `cutAt` bytes went out.
+    private func sendChunks(
+        _ source: BodySource, _ body: Range<Int64>, size: Int, cutAt: Int64?, on channel: ServerChannel, sent: inout Int64
+    ) -> Bool {
+        var offset = body.lowerBound
+        var first = true
+        while offset < body.upperBound {
+            let end = min(offset + Int64(size), body.upperBound)
+            let sizeLine = String(end - offset, radix: 16) + (first ? ";note=first" : "") + "\r\n"
+            first = false
+            guard channel.write(sizeLine) else { return false }
+            let piece = source.send(offset..<end, on: channel)
+            sent += piece
+            guard piece == end - offset, channel.write("\r\n") else { return false }
+            offset = end
+            if let cutAt, offset - body.lowerBound >= cutAt { return false }
+        }
+        return true
     }
 
     /// `bytes=a-b` or `bytes=a-`: nil for a form we do not serve (answer 200), .some(nil) when
@@ -142,7 +154,9 @@ private struct BodySource {
     func send(_ range: Range<Int64>, on channel: ServerChannel) -> Int64 {
         switch content {
         case .memory(let bytes):
-            let sent = bytes.withUnsafeBytes { channel.writeCounting(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)])) }
+            let sent = bytes.withUnsafeBytes {
+                channel.writeCounting(UnsafeRawBufferPointer(rebasing: $0[Int(range.lowerBound)..<Int(range.upperBound)]))
+            }
             return Int64(sent)
         case .file(let path, _):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -155,6 +169,6 @@ private struct BodySource {
     }
 }
 
-private extension Range where Bound == Int64 {
-    var count64: Int64 { upperBound - lowerBound }
+extension Range where Bound == Int64 {
+    fileprivate var count64: Int64 { upperBound - lowerBound }
 }

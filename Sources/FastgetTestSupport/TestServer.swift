@@ -17,8 +17,10 @@ public final class TestServer: Sendable {
         /// Instead of serving, hold every connection in a TLS handshake that never completes.
         public var stalledHandshake: StalledHandshake?
 
-        public init(ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
-                    stalledHandshake: StalledHandshake? = nil) {
+        public init(
+            ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
+            stalledHandshake: StalledHandshake? = nil
+        ) {
             self.ipv6 = ipv6
             self.tls = tls
             self.rate = rate
@@ -143,7 +145,10 @@ public final class TestServer: Sendable {
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         connections.withLock { for fd in $0 { shutdown(fd, Int32(SHUT_RDWR)) } }
-        acceptThread.withLock { $0?.join(); $0 = nil }
+        acceptThread.withLock {
+            $0?.join()
+            $0 = nil
+        }
         close(listener)
     }
 
@@ -228,8 +233,9 @@ public final class TestServer: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
-        return RecordedRequest(method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection,
-                               received: monotonicSeconds(), tlsResumed: tlsResumed)
+        return RecordedRequest(
+            method: String(requestLine[0]), target: String(requestLine[1]), fields: fields, raw: text, connection: connection,
+            received: monotonicSeconds(), tlsResumed: tlsResumed)
     }
 
     /// From the log: how many different targets were asked for, and the most that were in

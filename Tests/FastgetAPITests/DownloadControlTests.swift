@@ -126,13 +126,13 @@ import Testing
         defer { directory.remove() }
         let download = try Download(url: server.url("/f.bin"), options: testOptions(directory))
         let log = EventLog(download)
-        download.resume()                       // not paused: nothing
+        download.resume() // not paused: nothing
         #expect(download.state == .queued && log.events.isEmpty)
         let report = try download.run()
-        download.pause()                        // ended: nothing
+        download.pause() // ended: nothing
         download.resume()
         download.cancel()
-        download.cancelAndDelete()              // a completed file is never removed
+        download.cancelAndDelete() // a completed file is never removed
         download.start()
         #expect(download.state == .completed)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))

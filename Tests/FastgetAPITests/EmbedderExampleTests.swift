@@ -15,14 +15,17 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let lines = Shared<[String]>([])
-        let failures = try downloadAll([server.url("/a.bin"), server.url("/b.bin"), server.url("/gone.bin")],
-                                       into: directory.path) { line in lines.withLock { $0.append(line) } }
+        let failures = try downloadAll(
+            [server.url("/a.bin"), server.url("/b.bin"), server.url("/gone.bin")],
+            into: directory.path
+        ) { line in lines.withLock { $0.append(line) } }
         #expect(failures == 1)
         #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(files[0]))
         #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(files[1]))
         let printed = lines.current
         #expect(printed.contains { $0.hasPrefix(directory.file("a.bin") + ": done, 524288 bytes in ") })
         #expect(printed.contains { $0.contains("of 524288 bytes") })
-        #expect(printed.contains { $0.hasSuffix("/gone.bin: failed (not-found, exit 66): server answered 404 Status for \(server.url("/gone.bin"))") })
+        #expect(
+            printed.contains { $0.hasSuffix("/gone.bin: failed (not-found, exit 66): server answered 404 Status for \(server.url("/gone.bin"))") })
     }
 }

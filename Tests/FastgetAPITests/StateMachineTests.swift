@@ -31,30 +31,52 @@ import Testing
         return zip([DownloadState.queued] + states, states).map { Pair($0, $1) }
     }
 
-    @Test func everyDocumentedTransitionHappensAndNoOther() throws {
-        var seen: [Pair] = []
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        var name = 0
+    /// Downloads into one directory, each under a new name, with the log of its events.
+    final class Downloads {
+        let directory: TemporaryDirectory
+        private var name = 0
+        init(_ directory: TemporaryDirectory) { self.directory = directory }
+
         func fresh(_ url: String, continuing: Bool = false) throws -> (Download, EventLog) {
             name += 1
             var options = testOptions(directory)
             options.continuePartial = continuing
-            let download = try Download(url: url, destination: directory.file("f\(name).bin"), options: options)
+            let download = try Download(url: url, destination: path, options: options)
             return (download, EventLog(download))
         }
 
+        /// Where the latest download saves its file.
+        var path: String { directory.file("f\(name).bin") }
+    }
+
+    @Test func everyDocumentedTransitionHappensAndNoOther() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let downloads = Downloads(directory)
         let file = TestFile(data)
         // Paced, so that a transfer is still running when the test acts on it.
         let slow = try TestServer(file: file, TestServer.Configuration(rate: { _ in 1_048_576 }))
 
-        // queued → probing → downloading → completed
-        var (download, log) = try fresh(slow.url())
+        var seen = try runsPausesAndQueuedStops(downloads, slow)
+        seen += try failuresAndACancelledTransfer(downloads, file, slow)
+        seen += try restartsAndAFileAlreadyThere(downloads, file, slow)
+        seen += try stopsDuringTheProbe(downloads, file)
+
+        let observed = Set(seen)
+        #expect(observed.isSubset(of: StateMachineTests.documented), "undocumented: \(observed.subtracting(StateMachineTests.documented))")
+        #expect(observed == StateMachineTests.documented, "never seen: \(StateMachineTests.documented.subtracting(observed))")
+    }
+
+    /// queued → probing → downloading → completed; downloading → paused → queued → probing;
+    /// queued → paused → cancelled; queued → cancelled.
+    func runsPausesAndQueuedStops(_ downloads: Downloads, _ slow: TestServer) throws -> [Pair] {
+        var seen: [Pair] = []
+        var (download, log) = try downloads.fresh(slow.url())
         try download.run()
         seen += pairs(log)
 
         // downloading → paused → queued → probing → … → completed
-        (download, log) = try fresh(slow.url())
+        (download, log) = try downloads.fresh(slow.url())
         download.start()
         #expect(eventually { log.completedBytes > 0 })
         download.pause()
@@ -64,33 +86,41 @@ import Testing
         seen += pairs(log)
 
         // queued → paused → cancelled, and queued → cancelled
-        (download, log) = try fresh(slow.url())
+        (download, log) = try downloads.fresh(slow.url())
         download.pause()
         download.cancel()
         seen += pairs(log)
-        (download, log) = try fresh(slow.url())
+        (download, log) = try downloads.fresh(slow.url())
         download.cancel()
         seen += pairs(log)
+        return seen
+    }
 
-        // probing → failed (404), downloading → failed (403 for a range)
+    /// probing → failed (404), downloading → failed (403 for a range), downloading → cancelled.
+    func failuresAndACancelledTransfer(_ downloads: Downloads, _ file: TestFile, _ slow: TestServer) throws -> [Pair] {
+        var seen: [Pair] = []
         let refusing = try TestServer { request in request.method == "GET" ? .status(403) : .file(file) }
         let missing = try TestServer { _ in .status(404) }
-        (download, log) = try fresh(missing.url())
+        var (download, log) = try downloads.fresh(missing.url())
         _ = try? download.run()
         seen += pairs(log)
-        (download, log) = try fresh(refusing.url())
+        (download, log) = try downloads.fresh(refusing.url())
         _ = try? download.run()
         seen += pairs(log)
 
-        // downloading → cancelled
-        (download, log) = try fresh(slow.url())
+        (download, log) = try downloads.fresh(slow.url())
         download.start()
         #expect(eventually { log.completedBytes > 0 })
         download.cancel()
         #expect(eventually { log.states.last == .cancelled })
         seen += pairs(log)
+        return seen
+    }
 
-        // downloading → probing: the file changed mid-download (If-Range answered with a 200).
+    /// downloading → probing: the file changed mid-download (If-Range answered with a 200);
+    /// probing → completed: the file is already there, whole (continue asked for).
+    func restartsAndAFileAlreadyThere(_ downloads: Downloads, _ file: TestFile, _ slow: TestServer) throws -> [Pair] {
+        var seen: [Pair] = []
         let changed = Shared(false)
         let changing = try TestServer(TestServer.Configuration(rate: { _ in 1_048_576 })) { request in
             var answer = file
@@ -98,17 +128,20 @@ import Testing
             if request.method == "GET" && request.header("Range") != nil { changed.withLock { $0 = true } }
             return .file(answer)
         }
-        (download, log) = try fresh(changing.url())
+        var (download, log) = try downloads.fresh(changing.url())
         try download.run()
         seen += pairs(log)
 
-        // probing → completed: the file is already there, whole (continue asked for).
-        (download, log) = try fresh(slow.url(), continuing: true)
-        try Data(data).write(to: URL(fileURLWithPath: directory.file("f\(name).bin")))
+        (download, log) = try downloads.fresh(slow.url(), continuing: true)
+        try Data(data).write(to: URL(fileURLWithPath: downloads.path))
         try download.run()
         seen += pairs(log)
+        return seen
+    }
 
-        // probing → paused and probing → cancelled: the probe's answer waits for the test.
+    /// probing → paused and probing → cancelled: the probe's answer waits for the test.
+    func stopsDuringTheProbe(_ downloads: Downloads, _ file: TestFile) throws -> [Pair] {
+        var seen: [Pair] = []
         let release = Shared(false)
         let holding = try TestServer { request in
             if request.method == "HEAD" { _ = eventually { release.current } }
@@ -116,7 +149,7 @@ import Testing
         }
         for stop in [Download.pause, Download.cancel] {
             release.withLock { $0 = false }
-            (download, log) = try fresh(holding.url())
+            let (download, log) = try downloads.fresh(holding.url())
             download.start()
             #expect(eventually { log.states.last == .probing && holding.requests.contains { $0.method == "HEAD" } })
             stop(download)()
@@ -125,9 +158,6 @@ import Testing
             seen += pairs(log)
             holding.clearRecords()
         }
-
-        let observed = Set(seen)
-        #expect(observed.isSubset(of: StateMachineTests.documented), "undocumented: \(observed.subtracting(StateMachineTests.documented))")
-        #expect(observed == StateMachineTests.documented, "never seen: \(StateMachineTests.documented.subtracting(observed))")
+        return seen
     }
 }

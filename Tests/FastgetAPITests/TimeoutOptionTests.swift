@@ -22,9 +22,11 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
     }
 
-    @Test(arguments: [("timeout", Double.nan), ("timeout", 0), ("connectTimeout", -1), ("connectTimeout", .nan),
-                      ("checkpointInterval", .nan), ("checkpointInterval", -.infinity), ("progressInterval", .nan),
-                      ("progressInterval", 0)])
+    @Test(arguments: [
+        ("timeout", Double.nan), ("timeout", 0), ("connectTimeout", -1), ("connectTimeout", .nan),
+        ("checkpointInterval", .nan), ("checkpointInterval", -.infinity), ("progressInterval", .nan),
+        ("progressInterval", 0),
+    ])
     func nanOrNonPositiveIsAUsageError(name: String, value: Double) throws {
         var options = DownloadOptions()
         switch name {

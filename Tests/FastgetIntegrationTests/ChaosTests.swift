@@ -100,7 +100,8 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: journalPath), "\(label)")
         }
 
-        let kinds = ["eintr", "short-read", "short-write", "reset", "fail"]
+        let kinds =
+            ["eintr", "short-read", "short-write", "reset", "fail"]
             + injected.keys.filter { $0.hasPrefix("fail-") && injected[$0]! > 0 }.sorted()
         let faults = kinds.map { "\($0)=\(injected[$0, default: 0])" }.joined(separator: " ")
         let exits = outcomes.keys.sorted().map { "exit \($0) ×\(outcomes[$0]!)" }.joined(separator: ", ")

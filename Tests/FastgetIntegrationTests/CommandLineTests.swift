@@ -33,7 +33,9 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         try Data("mine".utf8).write(to: URL(fileURLWithPath: directory.file("file.bin")))
         let refused = try fastget([server.url()], in: directory)
         #expect(refused.status == 73)
-        #expect(refused.stderr == "fastget: error: file.bin already exists\nhint: use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere\n")
+        #expect(
+            refused.stderr
+                == "fastget: error: file.bin already exists\nhint: use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere\n")
         let replaced = try fastget(["--overwrite", server.url()], in: directory)
         #expect(replaced.status == 0)
         #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
@@ -106,10 +108,12 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         defer { directory.remove() }
         let result = try fastget(["--help"], in: directory)
         #expect(result.status == 0)
-        for option in ["--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
-                       "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version",
-                       "--header", "--user-agent", "--user", "--limit-rate", "--checksum", "--json", "--proxy", "--noproxy",
-                       "--input-file", "--jobs", "--continue", "--checkpoint-interval"] {
+        for option in [
+            "--segments", "--output", "--directory", "--overwrite", "--cacert", "--insecure",
+            "--connect-timeout", "--timeout", "--retries", "--quiet", "--verbose", "--help", "--version",
+            "--header", "--user-agent", "--user", "--limit-rate", "--checksum", "--json", "--proxy", "--noproxy",
+            "--input-file", "--jobs", "--continue", "--checkpoint-interval",
+        ] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
         for code in ["0 ", "64", "66", "68", "69", "73", "74", "75", "76", "77", "130"] {
@@ -164,8 +168,11 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try fastget(["-n", "2", "-H", "X-Trace: abc 1", "--header=Accept-Language: de", "-A", "probe/2.0",
-                                  "-u", "alice:s3cret", "-o", "h.bin", server.url()], in: directory)
+        let result = try fastget(
+            [
+                "-n", "2", "-H", "X-Trace: abc 1", "--header=Accept-Language: de", "-A", "probe/2.0",
+                "-u", "alice:s3cret", "-o", "h.bin", server.url(),
+            ], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("h.bin")) == SHA256.hex(data))
         let requests = server.requests
@@ -180,8 +187,14 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
     @Test(arguments: [
         (["-H", "X-Bad: a\r\nInjected: 1", "http://h/"], "fastget: error: option -H must not contain a line break\n"),
         (["-H", "no colon", "http://h/"], "fastget: error: option -H needs 'Name: value', not 'no colon'\n"),
-        (["--limit-rate", "10", "http://h/"], "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '10'\n"),
-        (["--limit-rate", "fast", "http://h/"], "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not 'fast'\n"),
+        (
+            ["--limit-rate", "10", "http://h/"],
+            "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '10'\n"
+        ),
+        (
+            ["--limit-rate", "fast", "http://h/"],
+            "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not 'fast'\n"
+        ),
         (["--checksum", "sha-256=abc", "http://h/"], "fastget: error: a sha-256 digest is 64 hex digits, not 'abc'\n"),
         (["-u", ":pw", "http://h/"], "fastget: error: option -u needs USER[:PASSWORD]\n"),
     ])
@@ -270,8 +283,9 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         let server = try TestServer(file: file, TestServer.Configuration(rate: { _ in 2 * 1_048_576 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), ["-v", "-n", "2", "--checkpoint-interval", "0.2", "-o", "v.bin", server.url()],
-                                    in: directory.path, timeout: 60)
+        let result = try runProcess(
+            try fastgetExecutable(), ["-v", "-n", "2", "--checkpoint-interval", "0.2", "-o", "v.bin", server.url()],
+            in: directory.path, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "fastget: > HEAD \(server.url())", "\(lines)")
@@ -299,7 +313,9 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(SHA256.hex(ofFile: directory.file("t.bin")) == SHA256.hex(data))
         let output = result.stdout
         // Redrawn in place: the cursor goes back up over the segment map, many times.
-        #expect(output.components(separatedBy: "\u{1B}[2A").count > 5 || output.components(separatedBy: "\u{1B}[1A").count > 5, "\(output.debugDescription.prefix(400))")
+        #expect(
+            output.components(separatedBy: "\u{1B}[2A").count > 5 || output.components(separatedBy: "\u{1B}[1A").count > 5,
+            "\(output.debugDescription.prefix(400))")
         #expect(output.contains("4/4 segments") && output.contains("[===="))
         #expect(output.contains("fastget: saved t.bin (4.00 MiB in "))
     }
@@ -315,115 +331,5 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(lines.count >= 2)
         #expect(lines.dropLast().allSatisfy { $0.hasPrefix("fastget: ") && $0.contains("% ") && $0.contains("MiB of 4.00 MiB") }, "\(lines)")
         #expect(lines.last?.hasPrefix("fastget: saved p.bin (4.00 MiB in ") == true)
-    }
-}
-
-/// `-i FILE -j K`: a list of URLs through the download queue.
-@Suite struct BatchTests {
-    static let files = (0..<20).map { testBytes(count: 96 * 1024, seed: UInt64(300 + $0)) }
-
-    func server() throws -> TestServer {
-        let files = BatchTests.files
-        return try TestServer(TestServer.Configuration(rate: { _ in 384 * 1024 })) { request in
-            guard request.target.hasPrefix("/f"), let index = Int(request.target.dropFirst(2)), files.indices.contains(index) else {
-                return .status(404)
-            }
-            return .file(TestFile(files[index]))
-        }
-    }
-
-    @Test func twentyURLsFourAtATime() throws {
-        let server = try server()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        var list = "# the files\n\n"
-        for index in 0..<20 { list += "  \(server.url("/f\(index)"))  \n" }
-        try list.write(toFile: directory.file("urls.txt"), atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: false)
-        let result = try runProcess(try fastgetExecutable(), ["-i", "urls.txt", "-j", "4", "-n", "1", "-d", "out"],
-                                    in: directory.path, timeout: 120)
-        #expect(result.status == 0, "\(result.stderr)")
-        for index in 0..<20 {
-            #expect(SHA256.hex(ofFile: directory.file("out/f\(index)")) == SHA256.hex(BatchTests.files[index]))
-        }
-        #expect(result.stderr.hasSuffix("fastget: 20 of 20 downloads complete\n"), "\(result.stderr)")
-        let (files, most) = server.mostFilesAtOnce()
-        #expect(files == 20 && most <= 4 && most >= 2, "\(most) at once")
-    }
-
-    @Test func readsStandardInputAndExitsWithTheFirstFailure() throws {
-        let server = try server()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let list = [server.url("/f1"), server.url("/missing"), server.url("/f2")].joined(separator: "\n")
-        try list.write(toFile: directory.file("urls.txt"), atomically: true, encoding: .utf8)
-        let shell = try #require(findExecutable("sh"))
-        let result = try runProcess(shell, ["-c", "'\(try fastgetExecutable())' -q -j 2 -i - < urls.txt"], in: directory.path, timeout: 60)
-        #expect(result.status == 66, "\(result.stderr)")
-        #expect(result.stderr.contains("/missing: server answered 404"), "\(result.stderr)")
-        #expect(SHA256.hex(ofFile: directory.file("f1")) == SHA256.hex(BatchTests.files[1]))
-        #expect(SHA256.hex(ofFile: directory.file("f2")) == SHA256.hex(BatchTests.files[2]))
-    }
-
-    @Test(arguments: [
-        (["-i", "u.txt", "http://h/"], "fastget: error: give URLs either with -i or on the command line, not both\n"),
-        (["-i", "u.txt", "-o", "x"], "fastget: error: -o names one file; with -i use -d DIR\n"),
-        (["-i", "u.txt", "-j", "0"], "fastget: error: option -j must be between 1 and 64 (got 0)\n"),
-    ])
-    func refusesContradictions(arguments: [String], message: String) throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 30)
-        #expect(result.status == 64 && result.stderr == message + "hint: see fastget --help\n")
-    }
-}
-
-/// `-o -`: the file on standard output, in order, while segments download in parallel.
-@Suite struct StandardOutputTests {
-    static let data = testBytes(count: 64 << 20, seed: 15)
-
-    @Test func pipedIntoSha256sumAtEightSegments() throws {
-        // One connection is slow, so the others run ahead and wait for the window.
-        let server = try TestServer(file: TestFile(StandardOutputTests.data), TestServer.Configuration(rate: { $0 == 2 ? 16 * 1_048_576 : nil }))
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let shell = try #require(findExecutable("sh"))
-        let result = try runProcess(shell, ["-c", "'\(try fastgetExecutable())' -q -n 8 -o - '\(server.url())' | sha256sum"],
-                                    in: directory.path, timeout: 120)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix(SHA256.hex(StandardOutputTests.data) + " "), "\(result.stdout)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing is written to disk")
-        #expect(server.requests.filter { $0.method == "GET" }.count >= 8)
-    }
-
-    @Test func memoryStaysBoundedWhateverTheSize() throws {
-        // The same download at 16 and at 64 MiB: the peak must not grow with the file (a
-        // sanitizer build is larger, but by the same amount for both).
-        let data = StandardOutputTests.data
-        let small = TestFile(Array(data.prefix(16 << 20))), big = TestFile(data)
-        let server = try TestServer(TestServer.Configuration(rate: { $0 == 2 || $0 == 12 ? 16 * 1_048_576 : nil })) { request in
-            .file(request.target == "/small" ? small : big)
-        }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let launcher = try builtProduct("bench-launcher")
-        var peaks: [Int] = []
-        for (name, bytes) in [("small", Array(data.prefix(16 << 20))), ("big", data)] {
-            let result = try runProcess(launcher, [directory.file(name), try fastgetExecutable(), "-q", "-n", "8",
-                                                   "--checksum", "sha-256=" + SHA256.hex(bytes), "-o", "-", server.url("/" + name)],
-                                        timeout: 120)
-            let fields = result.stdout.split(separator: " ")
-            #expect(fields.first == "0", "\(result.stdout) \(result.stderr)")
-            #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(bytes))
-            peaks.append(fields.count > 2 ? Int(fields[2]) ?? .max : .max)
-        }
-        #expect(peaks[1] - peaks[0] < 12 * 1024, "peak RSS \(peaks[0]) KiB for 16 MiB, \(peaks[1]) KiB for 64 MiB")
-    }
-
-    @Test func jsonAndStandardOutputCannotShareIt() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), ["--json", "-o", "-", "http://h/f"], in: directory.path, timeout: 30)
-        #expect(result.status == 64 && result.stderr.hasPrefix("fastget: error: --json and -o - both want standard output\n"))
     }
 }

@@ -12,8 +12,9 @@ import Testing
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (result, seconds) = try timedFastget(["-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "-k", "-o", "out.bin", server.url()],
-                                            in: directory, timeout: 30)
+        let (result, seconds) = try timedFastget(
+            ["-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "-k", "-o", "out.bin", server.url()],
+            in: directory, timeout: 30)
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr == "fastget: error: TLS handshake with 127.0.0.1:\(server.port) timed out\n", "\(result.stderr)")
         #expect(seconds < 10, "took \(seconds) s")
@@ -25,9 +26,12 @@ import Testing
         defer { proxy.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (result, seconds) = try timedFastget(["-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "--proxy", proxy.url("/"),
-                                                  "-o", "out.bin", "https://127.0.0.1:9/f"],
-                                                 in: directory, environment: [:], timeout: 30)
+        let (result, seconds) = try timedFastget(
+            [
+                "-q", "--retries", "0", "--connect-timeout", "1", "--timeout", "20", "--proxy", proxy.url("/"),
+                "-o", "out.bin", "https://127.0.0.1:9/f",
+            ],
+            in: directory, environment: [:], timeout: 30)
         #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stderr == "fastget: error: connection to 127.0.0.1:9 timed out\n", "\(result.stderr)")
         #expect(seconds < 10, "took \(seconds) s")
@@ -44,14 +48,16 @@ import Testing
         defer { nameServer.close() }
         try "nameserver 127.53.0.1\noptions timeout:30 attempts:2\n".write(toFile: directory.file("resolv.conf"), atomically: true, encoding: .utf8)
         let unshare = try #require(findExecutable("unshare"))
-        let command = "mount --bind '\(directory.file("resolv.conf"))' /etc/resolv.conf && exec '\(try fastgetExecutable())' "
+        let command =
+            "mount --bind '\(directory.file("resolv.conf"))' /etc/resolv.conf && exec '\(try fastgetExecutable())' "
             + "-q --connect-timeout 1 --retries 0 -o out.bin http://slow.fastget.test:8080/f"
         let started = Date()
         let result = try runProcess(unshare, ["--mount", "/bin/sh", "-c", command], in: directory.path, timeout: 30)
         let seconds = Date().timeIntervalSince(started)
         #expect(result.status == 75, "\(result.stderr)")
-        #expect(result.stderr == "fastget: error: cannot resolve host 'slow.fastget.test' now: no answer within the connect timeout\n",
-                "\(result.stderr)")
+        #expect(
+            result.stderr == "fastget: error: cannot resolve host 'slow.fastget.test' now: no answer within the connect timeout\n",
+            "\(result.stderr)")
         #expect(seconds < 10, "took \(seconds) s")
         #expect(nameServer.receivedQuery(), "the lookup went to the silent server")
     }

@@ -13,8 +13,9 @@ import Testing
         let server = try TestServer { request in
             guard request.target == "/start" else { return .file(file) }
             if request.method == "HEAD" { return .status(405) }
-            return .trickleAfter(sent: Array("HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 400\r\n\r\n".utf8),
-                                 trickled: [UInt8](repeating: 0x78, count: 400), interval: 0.1)
+            return .trickleAfter(
+                sent: Array("HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 400\r\n\r\n".utf8),
+                trickled: [UInt8](repeating: 0x78, count: 400), interval: 0.1)
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -15,11 +15,12 @@ import Testing
     /// With `changedTo`, targets after the first serve that file instead (another version).
     func server(expiredStatus status: Int, renew: Bool = true, changedTo other: [UInt8]? = nil) throws -> TestServer {
         let file = TestFile(data)
-        let second = other.map { bytes in
-            var changed = TestFile(bytes)
-            changed.etag = "\"fastget-test-2\""
-            return changed
-        } ?? file
+        let second =
+            other.map { bytes in
+                var changed = TestFile(bytes)
+                changed.etag = "\"fastget-test-2\""
+                return changed
+            } ?? file
         let state = Locked((generation: 1, served: 0))
         return try TestServer { request in
             if request.target == "/file" {

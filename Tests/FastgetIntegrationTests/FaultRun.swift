@@ -44,6 +44,7 @@ struct FaultRun {
     func requireInjector() throws {
         guard counts == nil else { return }
         let executable = (try? fastgetExecutable()) ?? "fastget"
-        try Test.cancel("\(executable) printed no fault counts: it has no fault injector (a release or static build); fault tests need the debug build")
+        try Test.cancel(
+            "\(executable) printed no fault counts: it has no fault injector (a release or static build); fault tests need the debug build")
     }
 }

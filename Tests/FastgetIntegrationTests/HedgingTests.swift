@@ -87,7 +87,8 @@ import Testing
         #expect(planned.count == 2 && hedges.count == 1)
         // The loser hung up: the hedge's response was cut short.
         #expect(server.waitUntilIdle())
-        let hedgeSent = server.responses.filter { $0.connection == hedges.first?.connection && $0.method == "GET" }
+        let hedgeSent =
+            server.responses.filter { $0.connection == hedges.first?.connection && $0.method == "GET" }
             .map(\.bodyBytes).last ?? 0
         #expect(hedgeSent < 256 * 1024, "hedge response sent \(hedgeSent)")
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct KillResumeTests {
     static let size = 6 << 20
     static let segments = 3
-    static let rate = 2.0 * 1_048_576          // per connection
+    static let rate = 2.0 * 1_048_576 // per connection
     static let checkpointInterval = 0.1
 
     @Test(arguments: [SIGKILL, SIGINT])
@@ -31,8 +31,10 @@ import Testing
             for _ in 0..<6 where !finished {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = ["-q", "-n", "\(KillResumeTests.segments)", "--checkpoint-interval", "\(KillResumeTests.checkpointInterval)",
-                                     "-o", name, server.url()]
+                process.arguments = [
+                    "-q", "-n", "\(KillResumeTests.segments)", "--checkpoint-interval", "\(KillResumeTests.checkpointInterval)",
+                    "-o", name, server.url(),
+                ]
                 process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
                 let errors = Pipe()
                 process.standardError = errors
@@ -78,8 +80,9 @@ import Testing
             #expect(server.waitUntilIdle())
             let served = server.responses.filter { $0.method == "GET" }.reduce(Int64(0)) { $0 + $1.bodyBytes }
             let perResume = Double(KillResumeTests.segments) * KillResumeTests.rate * (KillResumeTests.checkpointInterval + 0.25)
-            #expect(Double(served) <= Double(KillResumeTests.size) + Double(resumes) * perResume,
-                    "round \(round): \(served) bytes served for \(KillResumeTests.size) with \(resumes) resumes")
+            #expect(
+                Double(served) <= Double(KillResumeTests.size) + Double(resumes) * perResume,
+                "round \(round): \(served) bytes served for \(KillResumeTests.size) with \(resumes) resumes")
         }
     }
 

@@ -82,15 +82,18 @@ struct TLSTests {
     }
 
     private func withServer(_ body: (Nginx, TemporaryDirectory) throws -> Void) throws {
-        let nginx = try Nginx(files: ["file.bin": data], tls: (certificates.serverCertificate, certificates.serverKey),
-                              extraConfiguration: "location = /to-http { return 302 http://localhost:1/file.bin; }")
+        let nginx = try Nginx(
+            files: ["file.bin": data], tls: (certificates.serverCertificate, certificates.serverKey),
+            extraConfiguration: "location = /to-http { return 302 http://localhost:1/file.bin; }")
         defer { nginx.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove(); certificateDirectory.remove() }
         try body(nginx, directory)
     }
 
-    private func run(_ url: String, into directory: TemporaryDirectory, _ configure: (inout DownloadOptions) -> Void) -> Result<DownloadReport, FastgetError> {
+    private func run(
+        _ url: String, into directory: TemporaryDirectory, _ configure: (inout DownloadOptions) -> Void
+    ) -> Result<DownloadReport, FastgetError> {
         var options = DownloadOptions()
         options.segments = 3
         options.output = directory.file("file.bin")

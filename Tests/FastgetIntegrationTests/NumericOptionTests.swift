@@ -21,8 +21,9 @@ import Testing
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), ["-n", "2"] + options + ["-o", "out.bin", server.url()],
-                                    in: directory.path, timeout: 60)
+        let result = try runProcess(
+            try fastgetExecutable(), ["-n", "2"] + options + ["-o", "out.bin", server.url()],
+            in: directory.path, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("fastget: saved out.bin ("), "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))

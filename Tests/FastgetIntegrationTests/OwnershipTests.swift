@@ -110,7 +110,9 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         try "\(server.url("/32m.bin"))\n\(server.url("/32m.bin?x"))\n".write(toFile: list, atomically: true, encoding: .utf8)
         let result = try runProcess(try fastgetExecutable(), ["-i", list, "-j", "2", "-d", directory.path], timeout: 60)
         #expect(result.status == 73, "\(result.stderr)")
-        #expect(result.stderr.contains("32m.bin is already the destination of \(server.url("/32m.bin")); not downloading \(server.url("/32m.bin?x")) there"))
+        #expect(
+            result.stderr.contains(
+                "32m.bin is already the destination of \(server.url("/32m.bin")); not downloading \(server.url("/32m.bin?x")) there"))
         #expect(SHA256.hex(ofFile: directory.file("32m.bin")) == SHA256.hex(data))
         #expect(Set(server.requests.map(\.target)) == ["/32m.bin"])
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["32m.bin", "list.txt"])
@@ -183,8 +185,10 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
     func leaveMovedPrefix(_ prefix: Int, at output: String, url: String, validator: Validator?) throws {
         try Data(data[0..<prefix]).write(to: URL(fileURLWithPath: output + ".part"))
         let length = Int64(data.count)
-        let entries = [Journal.Entry(start: 0, end: Int64(prefix), written: Int64(prefix)),
-                       Journal.Entry(start: Int64(prefix), end: length, written: Int64(prefix))]
+        let entries = [
+            Journal.Entry(start: 0, end: Int64(prefix), written: Int64(prefix)),
+            Journal.Entry(start: Int64(prefix), end: length, written: Int64(prefix)),
+        ]
         let journal = Journal(url: url, finalURL: url, length: length, validator: validator, segments: entries)
         try Data(journal.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
     }
@@ -322,7 +326,10 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         let report = try Download(url: server.url(), options: options).run(notice: { text in notices.withLock { $0.append(text) } })
         #expect(report.resumedBytes == 0)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
-        #expect(notices.withLock { $0 } == ["not resuming from \(output).fastget: the server gives no ETag or Last-Modified, so a changed file could not be told from this one; starting over"])
+        #expect(
+            notices.withLock { $0 } == [
+                "not resuming from \(output).fastget: the server gives no ETag or Last-Modified, so a changed file could not be told from this one; starting over"
+            ])
         #expect(server.requests.contains { $0.header("Range")?.hasPrefix("bytes=0-") == true })
     }
 
@@ -344,7 +351,9 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         defer { directory.remove() }
         let result = try runProcess(try fastgetExecutable(), ["-n", "4", "-o", "f.bin", server.url()], in: directory.path)
         #expect(result.status == 76, "\(result.stderr)")
-        #expect(result.stderr.contains("the file changed on the server (Last-Modified Sun, 22 Nov 2026 10:00:00 GMT, expected Sat, 21 Nov 2026 10:00:00 GMT)"))
+        #expect(
+            result.stderr.contains(
+                "the file changed on the server (Last-Modified Sun, 22 Nov 2026 10:00:00 GMT, expected Sat, 21 Nov 2026 10:00:00 GMT)"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin")))
     }
 }

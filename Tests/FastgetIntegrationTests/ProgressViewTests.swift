@@ -63,8 +63,9 @@ import Testing
     }
 
     @Test func rendersUnknownLengthsAndCompactRates() {
-        let progress = DownloadProgress(totalBytes: nil, completedBytes: 5 << 20, elapsed: 1,
-                                        segments: [SegmentProgress(range: ByteRange(start: 0, end: 0), written: 0)])
+        let progress = DownloadProgress(
+            totalBytes: nil, completedBytes: 5 << 20, elapsed: 1,
+            segments: [SegmentProgress(range: ByteRange(start: 0, end: 0), written: 0)])
         #expect(ProgressView.lines(progress, speed: 1024, width: 80) == ["5.00 MiB  1.00 KiB/s"])
         #expect(ProgressView.compact(999) == "999" && ProgressView.compact(1536) == "1.5k" && ProgressView.compact(15 * 1_048_576) == "15M")
     }

@@ -38,8 +38,11 @@ import Testing
         defer { proxy.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try fastget(["-q", "-n", "2", "--cacert", identity.certificatePath, "--proxy", proxy.url(credentials: "agent:s3cret"),
-                                  "-o", "s.bin", server.url("/f.bin")], in: directory)
+        let result = try fastget(
+            [
+                "-q", "-n", "2", "--cacert", identity.certificatePath, "--proxy", proxy.url(credentials: "agent:s3cret"),
+                "-o", "s.bin", server.url("/f.bin"),
+            ], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("s.bin")) == SHA256.hex(data))
         let seen = proxy.requests
@@ -75,8 +78,9 @@ import Testing
         defer { proxy.stop() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try fastget(["-q", "-o", "d.bin", server.url("/f.bin")],
-                                 environment: ["http_proxy": proxy.url(), "no_proxy": noProxy], in: directory)
+        let result = try fastget(
+            ["-q", "-o", "d.bin", server.url("/f.bin")],
+            environment: ["http_proxy": proxy.url(), "no_proxy": noProxy], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
         #expect(proxy.requests.isEmpty)
@@ -98,11 +102,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // https_proxy is unusable, but this download is plain http: it goes direct.
-        let plain = try fastget(["-q", "-o", "m.bin", server.url("/f.bin")], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
+        let plain = try fastget(
+            ["-q", "-o", "m.bin", server.url("/f.bin")], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
         // An https download would use it: a usage error naming the variable.
-        let tls = try fastget(["-q", "-o", "t.bin", "https://127.0.0.1:1/f.bin"], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
+        let tls = try fastget(
+            ["-q", "-o", "t.bin", "https://127.0.0.1:1/f.bin"], environment: ["https_proxy": "https://proxy.invalid:3128"], in: directory)
         #expect(tls.status == 64)
         #expect(tls.stderr.hasPrefix("fastget: error: proxy 'https://proxy.invalid:3128/' (from https_proxy) must be http://"), "\(tls.stderr)")
     }

@@ -16,8 +16,9 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), RedirectHeaderTests.arguments + ["-o", "out.bin", server.url("/elsewhere")],
-                                    in: directory.path, timeout: 60)
+        let result = try runProcess(
+            try fastgetExecutable(), RedirectHeaderTests.arguments + ["-o", "out.bin", server.url("/elsewhere")],
+            in: directory.path, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))
 
@@ -38,8 +39,9 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try runProcess(try fastgetExecutable(), RedirectHeaderTests.arguments + ["-o", "out.bin", server.url("/here")],
-                                    in: directory.path, timeout: 60)
+        let result = try runProcess(
+            try fastgetExecutable(), RedirectHeaderTests.arguments + ["-o", "out.bin", server.url("/here")],
+            in: directory.path, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))
         let requests = server.requests

@@ -4,8 +4,10 @@ import Foundation
 import Testing
 
 /// Runs the download, which must fail with a `FastgetError` that `matches`.
-private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLocation: SourceLocation = #_sourceLocation,
-                           _ matches: (FastgetError) -> Bool) {
+private func expectFailure(
+    _ url: String, _ options: DownloadOptions, sourceLocation: SourceLocation = #_sourceLocation,
+    _ matches: (FastgetError) -> Bool
+) {
     #expect(sourceLocation: sourceLocation) {
         try Download(url: url, options: options).run()
     } throws: { error in
@@ -18,7 +20,7 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
     let data = testBytes(count: 1 << 20, seed: 41)
 
     @Test func honoursRetryAfterOnABusyServer() throws {
-        let busy = DropPlan(afterBytes: 0, times: 1)   // used only as a one-shot flag
+        let busy = DropPlan(afterBytes: 0, times: 1) // used only as a one-shot flag
         let file = TestFile(data)
         let server = try TestServer { request in
             if request.method == "GET" && busy.take() {
@@ -42,7 +44,7 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
 
     @Test func refusesAFileLargerThanTheFreeSpaceBeforeFetchingIt() throws {
         var huge = TestFile([])
-        huge.content = .file(path: "/dev/null", length: 10 << 40)   // a server announcing 10 TiB
+        huge.content = .file(path: "/dev/null", length: 10 << 40) // a server announcing 10 TiB
         let server = try TestServer(file: huge)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -62,7 +64,7 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
-        options.timeout = 0.5   // each byte arrives well within it; the head as a whole does not
+        options.timeout = 0.5 // each byte arrives well within it; the head as a whole does not
         expectFailure(server.url(), options) { error in
             error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
         }
@@ -134,8 +136,9 @@ private func expectFailure(_ url: String, _ options: DownloadOptions, sourceLoca
         // is the scheduler's call (a worker that finds its segment's neighbour unclaimed takes it
         // on its kept connection; a retry adds one), but there is at least one beside the probe's,
         // which is closed (the file is larger than a segment).
-        #expect(report.connections >= 2 && report.fullHandshakes == 1 && report.resumedHandshakes == report.connections - 1,
-                "\(report.connections) connections, \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed, \(report.retries) retries")
+        #expect(
+            report.connections >= 2 && report.fullHandshakes == 1 && report.resumedHandshakes == report.connections - 1,
+            "\(report.connections) connections, \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed, \(report.retries) retries")
         // The probe's handshake is full; the segments' connections resume its session.
         let requests = server.requests
         #expect(requests.first?.method == "HEAD" && requests.first?.tlsResumed == false)

@@ -36,14 +36,17 @@ private final class ChangingFile: Sendable {
     let current: Locked<TestFile>
     init(_ file: TestFile) { current = Locked(file) }
     func swap(_ bytes: [UInt8], etag: String) {
-        current.withLock { $0.content = .memory(bytes); $0.etag = etag }
+        current.withLock {
+            $0.content = .memory(bytes)
+            $0.etag = etag
+        }
     }
     var file: TestFile { current.withLock { $0 } }
 }
 
 @Suite struct ResumeTests {
     let data = testBytes(count: 2 << 20, seed: 21)
-    static let rate: @Sendable (Int) -> Double? = { _ in 1_048_576.0 }   // 1 MiB/s per connection
+    static let rate: @Sendable (Int) -> Double? = { _ in 1_048_576.0 } // 1 MiB/s per connection
 
     @Test func pausedDownloadResumesFromItsWatermarksWithIfRange() throws {
         let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: ResumeTests.rate))
@@ -137,8 +140,9 @@ private final class ChangingFile: Sendable {
         defer { directory.remove() }
         let output = directory.file("f.bin")
         try Data(data).write(to: URL(fileURLWithPath: output))
-        let stale = Journal(url: server.url(), finalURL: server.url(), length: Int64(data.count), validator: .etag("\"fastget-test-1\""),
-                            segments: [.init(start: 0, end: Int64(data.count), written: 1000)])
+        let stale = Journal(
+            url: server.url(), finalURL: server.url(), length: Int64(data.count), validator: .etag("\"fastget-test-1\""),
+            segments: [.init(start: 0, end: Int64(data.count), written: 1000)])
         try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
         let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })

@@ -23,25 +23,31 @@ import Testing
         let stolenAt = Locked<Int?>(nil)
         let release = DispatchSemaphore(value: 0)
         @Sendable func head(_ first: Int, _ last: Int) -> [UInt8] {
-            Array(("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(first)-\(last)/\(data.count)\r\n"
-                + "Content-Length: \(last - first + 1)\r\nETag: \(file.etag!)\r\nLast-Modified: \(file.lastModified!)\r\n"
-                + "Accept-Ranges: bytes\r\n\r\n").utf8)
+            Array(
+                ("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(first)-\(last)/\(data.count)\r\n"
+                    + "Content-Length: \(last - first + 1)\r\nETag: \(file.etag!)\r\nLast-Modified: \(file.lastModified!)\r\n"
+                    + "Accept-Ranges: bytes\r\n\r\n").utf8)
         }
         let server = try TestServer { request in
             guard request.method == "GET", let value = request.header("Range"), value.hasPrefix("bytes="),
-                  let first = Int(value.dropFirst(6).prefix { $0 != "-" }) else { return .file(file) }
+                let first = Int(value.dropFirst(6).prefix { $0 != "-" })
+            else { return .file(file) }
             switch first {
             case third:
-                return .staged(head: head(third, 2 * third - 1), rest: {
-                    _ = release.wait(timeout: .now() + 20)
-                    let cut = stolenAt.withLock { $0 } ?? 2 * third
-                    return Array(data[third..<cut]) + [UInt8](repeating: 0xEE, count: 2 * third - cut)
-                })
+                return .staged(
+                    head: head(third, 2 * third - 1),
+                    rest: {
+                        _ = release.wait(timeout: .now() + 20)
+                        let cut = stolenAt.withLock { $0 } ?? 2 * third
+                        return Array(data[third..<cut]) + [UInt8](repeating: 0xEE, count: 2 * third - cut)
+                    })
             case 2 * third:
-                return .staged(head: head(2 * third, 3 * third - 1), rest: {
-                    _ = release.wait(timeout: .now() + 20)
-                    return Array(data[(2 * third)...])
-                })
+                return .staged(
+                    head: head(2 * third, 3 * third - 1),
+                    rest: {
+                        _ = release.wait(timeout: .now() + 20)
+                        return Array(data[(2 * third)...])
+                    })
             case third + 1..<2 * third:
                 stolenAt.withLock { $0 = first }
             case 2 * third + 1..<3 * third:

@@ -6,8 +6,9 @@ import Testing
 /// binary, a CA bundle where a scratch image would have it and `/etc/hosts`, entered with
 /// `unshare --mount --pid --fork`, a fresh `/proc` and `chroot`, with an empty environment.
 /// `.ci/run` builds the binary (scripts/build-static.sh) and names it in FASTGET_STATIC_BINARY.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["FASTGET_STATIC_BINARY"] != nil, "FASTGET_STATIC_BINARY is not set"),
-       .serialized)
+@Suite(
+    .enabled(if: ProcessInfo.processInfo.environment["FASTGET_STATIC_BINARY"] != nil, "FASTGET_STATIC_BINARY is not set"),
+    .serialized)
 struct StaticBinaryTests {
     let data = testBytes(count: (5 << 20) + 3, seed: 17)
 
@@ -16,8 +17,9 @@ struct StaticBinaryTests {
         let unshare = try #require(findExecutable("unshare"))
         let quoted = arguments.map { "'" + $0 + "'" }.joined(separator: " ")
         let script = "mount -t proc proc '\(root.path)/proc' && exec chroot '\(root.path)' /fastget \(quoted)"
-        return try runProcess(unshare, ["--mount", "--pid", "--fork", "/bin/sh", "-c", script],
-                              environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], timeout: 120)
+        return try runProcess(
+            unshare, ["--mount", "--pid", "--fork", "/bin/sh", "-c", script],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], timeout: 120)
     }
 
     /// A root with the binary, /etc/hosts, /proc and /out; with the CA bundle unless `bundle` is false.

@@ -10,9 +10,11 @@ import Testing
 
     @Test func idleConnectionsTakeOverTheSlowConnectionsTail() throws {
         // Four segments; the connection accepted fourth crawls at 128 KiB/s, the others at 4 MiB/s.
-        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { index in
-            index == 3 ? 128 * 1024 : 4 * 1_048_576
-        }))
+        let server = try TestServer(
+            file: TestFile(data),
+            TestServer.Configuration(rate: { index in
+                index == 3 ? 128 * 1024 : 4 * 1_048_576
+            }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = DownloadOptions()
@@ -35,9 +37,11 @@ import Testing
     }
 
     @Test func stealingAndHedgingOffKeepOneRequestPerSegment() throws {
-        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { index in
-            index == 3 ? 1_048_576 : 8 * 1_048_576
-        }))
+        let server = try TestServer(
+            file: TestFile(data),
+            TestServer.Configuration(rate: { index in
+                index == 3 ? 1_048_576 : 8 * 1_048_576
+            }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = DownloadOptions()

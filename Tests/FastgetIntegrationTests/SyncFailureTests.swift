@@ -79,8 +79,9 @@ import Testing
         let path = directory.file("f.bin")
         let output = try OutputFile(finalPath: path, length: 8192)
         let table = SegmentTable(ranges: [ByteRange(start: 0, end: 4096), ByteRange(start: 4096, end: 8192)])
-        let header = Journal(url: "http://127.0.0.1/f.bin", finalURL: "http://127.0.0.1/f.bin", length: 8192,
-                             validator: nil, segments: [])
+        let header = Journal(
+            url: "http://127.0.0.1/f.bin", finalURL: "http://127.0.0.1/f.bin", length: 8192,
+            validator: nil, segments: [])
         let checkpointer = Checkpointer(path: path + ".fastget", output: output, header: header)
         let bytes = testBytes(count: 8192)
         func write(_ segment: Int) throws {

@@ -19,8 +19,9 @@ import Testing
         defer { directory.remove() }
         let (result, _) = try timedFastget(["-q", "-o", "out.bin", server.url()], in: directory)
         #expect(result.status == 76, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("fastget: error: invalid response from 127.0.0.1:\(server.port): unsupported Transfer-Encoding 'gzip, chunked'"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("fastget: error: invalid response from 127.0.0.1:\(server.port): unsupported Transfer-Encoding 'gzip, chunked'"),
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.bin")))
         #expect(plainGets(server) == 1, "a protocol error is not retried")
     }

@@ -5,8 +5,10 @@ import Testing
 
 /// Runs the built `fastget` in `directory`; with `stdout`, its standard output goes to that file
 /// (binary bytes survive); `environment` replaces the test's own. Returns the result and the seconds it took.
-func timedFastget(_ arguments: [String], in directory: TemporaryDirectory, stdout: String? = nil,
-                  environment: [String: String]? = nil, timeout: Double = 60) throws -> (result: ProcessResult, seconds: Double) {
+func timedFastget(
+    _ arguments: [String], in directory: TemporaryDirectory, stdout: String? = nil,
+    environment: [String: String]? = nil, timeout: Double = 60
+) throws -> (result: ProcessResult, seconds: Double) {
     let started = Date()
     let result: ProcessResult
     if let stdout {

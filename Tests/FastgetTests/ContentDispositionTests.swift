@@ -54,8 +54,10 @@ import Testing
         #expect(FileName.derived(from: try HTTPURL("http://example.com/%2Eprofile")) == ".profile")
     }
 
-    @Test(arguments: ["attachment", "inline; filename=\"\"", "attachment; filename=\"..\"", "attachment; filename=\"/\"",
-                      "attachment; filename*=UTF-8''%2E%2E", "form-data; name=\"x\""])
+    @Test(arguments: [
+        "attachment", "inline; filename=\"\"", "attachment; filename=\"..\"", "attachment; filename=\"/\"",
+        "attachment; filename*=UTF-8''%2E%2E", "form-data; name=\"x\"",
+    ])
     func givesNoNameWhenThereIsNone(value: String) {
         #expect(FileName.fromContentDisposition(value) == nil)
     }

@@ -18,5 +18,4 @@ import Testing
             #expect(target.run(bytes) == nil, "\(target.rawValue)/\(name)")
         }
     }
-
 }

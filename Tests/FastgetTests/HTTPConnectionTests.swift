@@ -24,8 +24,9 @@ private final class ScriptedStream: ByteStream, @unchecked Sendable {
     /// (RFC 9112 §6.1, §7); any other could not be removed and would end up in the file.
     @Test(arguments: ["gzip, chunked", "gzip", "chunked, gzip", "identity", "chunked, chunked", "deflate,chunked"])
     func refusesEveryTransferCodingButChunked(_ coding: String) throws {
-        let connection = HTTPConnection(stream: ScriptedStream("HTTP/1.1 200 OK\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
-                                        origin: "http://h")
+        let connection = HTTPConnection(
+            stream: ScriptedStream("HTTP/1.1 200 OK\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
+            origin: "http://h")
         #expect {
             try connection.readHead(method: "GET")
         } throws: { error in
@@ -36,8 +37,9 @@ private final class ScriptedStream: ByteStream, @unchecked Sendable {
 
     @Test(arguments: ["chunked", "Chunked", " chunked "])
     func readsAChunkedBody(_ coding: String) throws {
-        let connection = HTTPConnection(stream: ScriptedStream("HTTP/1.1 200 OK\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
-                                        origin: "http://h")
+        let connection = HTTPConnection(
+            stream: ScriptedStream("HTTP/1.1 200 OK\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
+            origin: "http://h")
         let head = try connection.readHead(method: "GET")
         #expect(head.status == 200)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)

@@ -5,8 +5,10 @@ import Testing
     static let sample = Journal(
         url: "http://example.com/big.iso", finalURL: "http://cdn.example.com/x/big.iso", length: 10_000,
         validator: .etag("\"abc\""),
-        segments: [.init(start: 0, end: 4000, written: 1234), .init(start: 4000, end: 7000, written: 7000),
-                   .init(start: 7000, end: 10_000, written: 7000)])
+        segments: [
+            .init(start: 0, end: 4000, written: 1234), .init(start: 4000, end: 7000, written: 7000),
+            .init(start: 7000, end: 10_000, written: 7000),
+        ])
 
     @Test(arguments: [Validator?.none, .etag("\"v1\""), .lastModified("Sat, 21 Nov 2026 10:00:00 GMT")])
     func roundTrips(validator: Validator?) throws {
@@ -50,11 +52,11 @@ import Testing
     }
 
     @Test(arguments: [
-        [Journal.Entry(start: 0, end: 4000, written: 0), .init(start: 4001, end: 10_000, written: 4001)],   // gap
-        [.init(start: 0, end: 5000, written: 0), .init(start: 4000, end: 10_000, written: 4000)],          // overlap
-        [.init(start: 0, end: 10_000, written: 10_001)],                                                    // past the end
-        [.init(start: 0, end: 9_999, written: 0)],                                                          // short
-        [.init(start: 0, end: 5000, written: -1), .init(start: 5000, end: 10_000, written: 5000)],         // negative
+        [Journal.Entry(start: 0, end: 4000, written: 0), .init(start: 4001, end: 10_000, written: 4001)], // gap
+        [.init(start: 0, end: 5000, written: 0), .init(start: 4000, end: 10_000, written: 4000)], // overlap
+        [.init(start: 0, end: 10_000, written: 10_001)], // past the end
+        [.init(start: 0, end: 9_999, written: 0)], // short
+        [.init(start: 0, end: 5000, written: -1), .init(start: 5000, end: 10_000, written: 5000)], // negative
         [],
     ])
     func rejectsSegmentsThatDoNotTileTheFile(segments: [Journal.Entry]) {

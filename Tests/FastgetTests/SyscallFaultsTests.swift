@@ -25,19 +25,22 @@ import Testing
 
     @Test func readsTargets() throws {
         let configuration = try Configuration(parsing: "fail=fdatasync@2,fail=splice-in:EINVAL,fail=pwrite@3+:ENOSPC,fail=rename@1:28")
-        #expect(configuration.targets == [
-            Target(site: .fdatasync, call: 2, onward: false, errno: EIO),
-            Target(site: .spliceIn, call: 1, onward: true, errno: EINVAL),
-            Target(site: .pwrite, call: 3, onward: true, errno: ENOSPC),
-            Target(site: .rename, call: 1, onward: false, errno: ENOSPC),
-        ])
+        #expect(
+            configuration.targets == [
+                Target(site: .fdatasync, call: 2, onward: false, errno: EIO),
+                Target(site: .spliceIn, call: 1, onward: true, errno: EINVAL),
+                Target(site: .pwrite, call: 3, onward: true, errno: ENOSPC),
+                Target(site: .rename, call: 1, onward: false, errno: ENOSPC),
+            ])
         let third = configuration.targets[2]
         #expect(!third.matches(.pwrite, call: 2) && third.matches(.pwrite, call: 3) && third.matches(.pwrite, call: 9))
         #expect(!configuration.targets[0].matches(.fdatasync, call: 3))
     }
 
-    @Test(arguments: ["rate=0.6", "rate=-1", "rate=x", "seed=-1", "kinds=eintr+bogus", "fail=nowhere", "fail=pwrite@0",
-                      "fail=pwrite:EWHAT", "fail=recv:EINTR", "fail=recv@2+:EINTR", "unknown=1", "seed"])
+    @Test(arguments: [
+        "rate=0.6", "rate=-1", "rate=x", "seed=-1", "kinds=eintr+bogus", "fail=nowhere", "fail=pwrite@0",
+        "fail=pwrite:EWHAT", "fail=recv:EINTR", "fail=recv@2+:EINTR", "unknown=1", "seed",
+    ])
     func rejectsWhatItCannotRead(text: String) {
         #expect(throws: SyscallFaults.ParseError.self) { try Configuration(parsing: text) }
     }

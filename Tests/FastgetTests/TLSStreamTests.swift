@@ -14,8 +14,9 @@ import Testing
         let socket = try Socket.connect(to: address, deadline: deadline)
         let context = try TLSContext(caFile: nil, verifyPeer: true)
         #expect {
-            _ = try TLSStream(socket: socket, context: context, host: host, hostIsIPAddress: isIPAddress, port: server.port,
-                              deadline: deadline)
+            _ = try TLSStream(
+                socket: socket, context: context, host: host, hostIsIPAddress: isIPAddress, port: server.port,
+                deadline: deadline)
         } throws: { error in
             guard let error = error as? TLSError else { return false }
             return error.kind == .handshake && error.reason.hasPrefix("cannot verify the certificate for")

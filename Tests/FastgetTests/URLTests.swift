@@ -25,9 +25,11 @@ import Testing
         Expected(text: "http://host?q", scheme: .http, host: "host", port: 80, target: "/?q", authority: "host"),
         Expected(text: "http://host/p#frag", scheme: .http, host: "host", port: 80, target: "/p", authority: "host"),
         Expected(text: "http://host/a b/ü", scheme: .http, host: "host", port: 80, target: "/a%20b/%C3%BC", authority: "host"),
-        Expected(text: "http://user:p%40ss@host/", scheme: .http, host: "host", port: 80, target: "/", authority: "host", user: "user", password: "p@ss"),
+        Expected(
+            text: "http://user:p%40ss@host/", scheme: .http, host: "host", port: 80, target: "/", authority: "host", user: "user", password: "p@ss"),
         Expected(text: "http://a@b:c@host/", scheme: .http, host: "host", port: 80, target: "/", authority: "host", user: "a@b", password: "c"),
-        Expected(text: "example.com/file?u=http://x", scheme: .http, host: "example.com", port: 80, target: "/file?u=http://x", authority: "example.com"),
+        Expected(
+            text: "example.com/file?u=http://x", scheme: .http, host: "example.com", port: 80, target: "/file?u=http://x", authority: "example.com"),
         Expected(text: "localhost:8080/f", scheme: .http, host: "localhost", port: 8080, target: "/f", authority: "localhost:8080"),
         Expected(text: "  http://host/  ", scheme: .http, host: "host", port: 80, target: "/", authority: "host"),
         Expected(text: "http://host:/x", scheme: .http, host: "host", port: 80, target: "/x", authority: "host"),

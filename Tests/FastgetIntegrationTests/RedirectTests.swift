@@ -1,0 +1,68 @@
+@testable import Fastget
+import FastgetTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+private let data = testBytes(count: (1 << 20) + 3)
+
+/// Redirects: chains, loops, the hop limit, and credentials kept to their own host.
+@Suite struct RedirectTests {
+    @Test func followsRedirectChainsAndFetchesRangesFromTheFinalURL() throws {
+        let server = try TestServer { request in
+            switch request.target {
+            case "/start": .redirect(status: 301, location: "http://127.0.0.1:\(request.header("Host")!.split(separator: ":")[1])/a/one")
+            case "/a/one": .redirect(status: 302, location: "two")
+            case "/a/two": .redirect(status: 307, location: "../b/final.bin")
+            case "/b/final.bin": .file(TestFile(data))
+            default: .status(404)
+            }
+        }
+        let (result, directory, output) = try download(server.url("/start"), segments: 2)
+        defer { directory.remove() }
+        let report = try result.get()
+        #expect(report.resource.url.target == "/b/final.bin")
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        #expect(server.requests.filter { $0.header("Range") != nil }.allSatisfy { $0.target == "/b/final.bin" })
+    }
+
+    @Test func detectsRedirectLoops() throws {
+        let server = try TestServer { request in
+            .redirect(status: 302, location: request.target == "/a" ? "/b" : "/a")
+        }
+        let (result, directory, _) = try download(server.url("/a"))
+        defer { directory.remove() }
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error.message.contains("redirect loop") && error.exitCode == 76)
+    }
+
+    @Test func stopsAfterTenRedirects() throws {
+        let server = try TestServer { request in
+            let hop = Int(request.target.dropFirst()) ?? 0
+            return hop == 11 ? .file(TestFile(data)) : .redirect(status: 308, location: "/\(hop + 1)")
+        }
+        let (tooMany, directory, _) = try download(server.url("/0"))
+        defer { directory.remove() }
+        guard case .failure(let error) = tooMany else { Issue.record("expected a failure"); return }
+        #expect(error.message.contains("more than 10 redirects"))
+        let (tenHops, other, _) = try download(server.url("/1"))
+        defer { other.remove() }
+        #expect(throws: Never.self) { try tenHops.get() }
+    }
+
+    @Test func sendsCredentialsOnlyToTheirOwnHost() throws {
+        let server = try TestServer { request in
+            // 127.0.0.1 → localhost is another host for credentials, though the same server.
+            request.header("Host")!.hasPrefix("127.0.0.1")
+                ? .redirect(status: 302, location: "http://localhost:\(request.header("Host")!.split(separator: ":")[1])/f")
+                : .file(TestFile(Array(data.prefix(10))))
+        }
+        let url = "http://user:secret@127.0.0.1:\(server.port)/f"
+        let (result, directory, _) = try download(url)
+        defer { directory.remove() }
+        _ = try result.get()
+        let requests = server.requests
+        #expect(requests.first?.header("Authorization") == "Basic dXNlcjpzZWNyZXQ=")
+        #expect(requests.dropFirst().allSatisfy { $0.header("Authorization") == nil })
+    }
+}
