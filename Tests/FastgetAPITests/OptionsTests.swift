@@ -16,7 +16,7 @@ import Testing
         let started = Date()
         let report = try Download(url: server.url("/f.bin"), options: options).run()
         let seconds = Date().timeIntervalSince(started)
-        #expect(report.segments == 4)
+        #expect(report.workers == 4)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
         // 2 MiB at 1 MiB/s: about 2 s, whatever the connections could do (a loose lower bound).
         #expect(seconds >= 1.5, "\(seconds) s")

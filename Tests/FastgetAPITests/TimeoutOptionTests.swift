@@ -18,7 +18,7 @@ import Testing
         options.checkpointInterval = .infinity
         options.progressInterval = 1e300
         let report = try Download(url: server.url("/f.bin"), options: options).run()
-        #expect(report.segments == 2)
+        #expect(report.workers == 2)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
     }
 

@@ -15,7 +15,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         defer { directory.remove() }
         let report = try result.get()
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
-        #expect(report.bytes == Int64(data.count) && report.segments == 4 && report.retries == 0)
+        #expect(report.bytes == Int64(data.count) && report.workers == 4 && report.retries == 0)
         #expect(!FileManager.default.fileExists(atPath: output + ".part"))
 
         let requests = server.requests
@@ -58,7 +58,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let server = try TestServer(file: file)
         let (result, directory, output) = try download(server.url(), segments: 8)
         defer { directory.remove() }
-        #expect(try result.get().segments == 1)
+        #expect(try result.get().workers == 1)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
         let gets = server.requests.filter { $0.method == "GET" }
         // The bytes=0-0 probe is answered with 200; then exactly one plain GET.
@@ -71,7 +71,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let server = try TestServer(file: file)
         let (result, directory, output) = try download(server.url(), segments: 2)
         defer { directory.remove() }
-        #expect(try result.get().segments == 2)
+        #expect(try result.get().workers == 2)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
         let requests = server.requests
         #expect(requests.prefix(2).map(\.method) == ["HEAD", "GET"])
@@ -89,7 +89,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, output) = try download(server.url())
         defer { directory.remove() }
         let report = try result.get()
-        #expect(report.bytes == Int64(data.count) && report.segments == 1)
+        #expect(report.bytes == Int64(data.count) && report.workers == 1)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
     }
 
@@ -105,7 +105,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         }
         let (result, directory, output) = try download(server.url(), segments: 3)
         defer { directory.remove() }
-        #expect(try result.get().segments == 3)
+        #expect(try result.get().workers == 3)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
     }
 

@@ -27,7 +27,7 @@ struct NginxTests {
         options.segments = segments
         options.output = directory.file("big.bin")
         let report = try Download(url: nginx.url("/big.bin"), options: options).run()
-        #expect(report.segments == segments && report.bytes == Int64(big.count))
+        #expect(report.workers == segments && report.bytes == Int64(big.count))
         #expect(SHA256.hex(ofFile: directory.file("big.bin")) == SHA256.hex(big))
 
         // The access log: one HEAD, then the N planned ranges, each answered 206; any further
@@ -112,7 +112,7 @@ struct TLSTests {
                 $0.caFile = certificates.caCertificate
             }
             let report = try result.get()
-            #expect(report.segments == 3)
+            #expect(report.workers == 3)
             #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
         }
     }

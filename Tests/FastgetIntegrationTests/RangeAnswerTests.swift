@@ -164,7 +164,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         options.output = directory.file("out.bin")
         let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options).run(notice: { text in notices.withLock { $0.append(text) } })
-        #expect(report.segments == 1)
+        #expect(report.workers == 1)
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))
         #expect(
             notices.withLock { $0 }.contains {

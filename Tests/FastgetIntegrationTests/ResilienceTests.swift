@@ -93,7 +93,7 @@ private func expectFailure(
         }
         var notices: [String] = []
         let report = try download.run(notice: { notices.append($0) })
-        #expect(report.segments == 4)
+        #expect(report.workers == 4)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
         let expected = "server sent Content-Encoding \(encoding.hasPrefix("br") ? "br" : "gzip"); saving the bytes as sent"
         #expect(notices == [expected], "once per download, through the notice shortcut")

@@ -146,7 +146,7 @@ private final class ChangingFile: Sendable {
         try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
         let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
-        #expect(report.segments == 0)
+        #expect(report.workers == 0)
         #expect(notices.withLock { $0 } == ["\(output) is already complete"])
         #expect(!FileManager.default.fileExists(atPath: output + ".fastget"))
         #expect(server.requests.map(\.method) == ["HEAD"])
@@ -181,7 +181,7 @@ private final class ChangingFile: Sendable {
         var settings = options(output)
         settings.continuePartial = true
         let report = try Download(url: server.url(), options: settings).run()
-        #expect(report.segments == 0 && report.bytes == Int64(data.count))
+        #expect(report.workers == 0 && report.bytes == Int64(data.count))
         #expect(server.requests.map(\.method) == ["HEAD"])
     }
 

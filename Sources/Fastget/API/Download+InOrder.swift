@@ -39,7 +39,7 @@ extension Download {
                                       checkpointer: nil, segmented: segmented, started: started, window: window)
         do {
             try run(coordinator, progress: progress, notice: notice)
-        } catch where transfer.control.resourceChanged || transfer.control.rangesLost {
+        } catch let error where transfer.control.resourceChanged || transfer.control.rangesLost {
             // Bytes already went out: a stream cannot start over.
             throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
         }

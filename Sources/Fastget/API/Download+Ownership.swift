@@ -9,7 +9,7 @@ extension Download {
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)
-        } catch where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
+        } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
             throw FastgetError(.cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
                                hint: "move it away, or use -o FILE to save elsewhere")
         } catch {

@@ -51,7 +51,7 @@ extension Download {
                                           checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
-            } catch where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
+            } catch let error where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
                 restarts += 1
                 if transfer.control.rangesLost {
                     // The old bytes came from ranges the server still honoured; they are right,

@@ -176,11 +176,17 @@ struct Coordinator {
             segments: table.segments.map { segment in
                 let end = segment.end.load(ordering: .relaxed)
                 let speed = segment.speed.load(ordering: .relaxed)
-                let state: SegmentProgress.State =
-                    if segment.isComplete { .done }
-                    else if !segment.owned.load(ordering: .relaxed) { .waiting }
-                    else if speed == 1 { .stalled } // measured, and nothing came (speeds are at least 1)
-                    else { .active }
+                // A speed of 1 means measured, and nothing came (measured speeds are at least 1).
+                let state: SegmentProgress.State
+                if segment.isComplete {
+                    state = .done
+                } else if !segment.owned.load(ordering: .relaxed) {
+                    state = .waiting
+                } else if speed == 1 {
+                    state = .stalled
+                } else {
+                    state = .active
+                }
                 return SegmentProgress(range: ByteRange(start: segment.start, end: end), written: segment.writtenWithinEnd,
                                        speed: speed, state: state, stolenFrom: end < segment.plannedEnd,
                                        hedged: segment.fromHedge || segment.hedged.load(ordering: .relaxed))

@@ -264,7 +264,7 @@ final class SegmentWorker {
         let count: Int
         do {
             count = try pipe.fill(from: socket, limit: Int(min(Int64(pipe.capacity), limit)))
-        } catch where error.errno == Errno.invalidArgument || error.errno == Errno.noFunction {
+        } catch let error where error.errno == Errno.invalidArgument || error.errno == Errno.noFunction {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
             let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),

@@ -77,7 +77,7 @@ extension FileSystem {
     package static func renameWithoutReplacing(_ from: String, to: String) throws(SystemError) {
         do {
             _ = try retryingOnInterrupt("rename") { fastget_rename_noreplace(from, to) }
-        } catch where error.errno == EINVAL || error.errno == ENOSYS || error.errno == EOPNOTSUPP {
+        } catch let error where error.errno == EINVAL || error.errno == ENOSYS || error.errno == EOPNOTSUPP {
             _ = try retryingOnInterrupt("link") { link(from, to) }
             try remove(from)
         }

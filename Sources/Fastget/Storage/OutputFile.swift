@@ -130,7 +130,7 @@ final class OutputFile: WriteTarget, Sendable {
             } else {
                 try FileSystem.renameWithoutReplacing(partPath, to: finalPath)
             }
-        } catch where error.errno == Errno.fileExists {
+        } catch let error where error.errno == Errno.fileExists {
             throw FastgetError(.cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
                                hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
         } catch {
