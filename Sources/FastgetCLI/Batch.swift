@@ -20,8 +20,9 @@ enum Batch {
         }
         let queue: DownloadQueue
         do throws(FastgetError) {
-            queue = try DownloadQueue(directory: invocation.options.directory, maximumActive: invocation.jobs,
-                                      options: invocation.options, restore: false)
+            queue = try DownloadQueue(
+                directory: invocation.options.directory, maximumActive: invocation.jobs,
+                options: invocation.options, restore: false)
         } catch {
             Console.error(error.message, hint: error.hint)
             return error.exitCode
@@ -112,8 +113,8 @@ enum Batch {
     }
 }
 
-private extension Substring {
-    func trimmingSpaces() -> String {
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
         String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

@@ -49,39 +49,52 @@ struct CommandLineOption {
     static var all: [CommandLineOption] {
         let defaults = DownloadOptions()
         return [
-            .init("n", "segments", "N", .count(DownloadOptions.segmentRange, \.options.segments),
-                  "parallel connections", note: "default \(defaults.segments); at least 1 MiB each"),
-            .init("i", "input-file", "FILE", .text(OptionValue.inputFile),
-                  "download every URL in FILE, one per line", note: "- reads standard input"),
+            .init(
+                "n", "segments", "N", .count(DownloadOptions.segmentRange, \.options.segments),
+                "parallel connections", note: "default \(defaults.segments); at least 1 MiB each"),
+            .init(
+                "i", "input-file", "FILE", .text(OptionValue.inputFile),
+                "download every URL in FILE, one per line", note: "- reads standard input"),
             .init("j", "jobs", "K", .count(1...64, \.jobs), "with -i: K downloads at once", note: "default \(Invocation().jobs)"),
             .init("o", "output", "FILE", .text(OptionValue.output), "save as FILE; - writes the file to standard output, in order"),
             .init("d", "directory", "DIR", .text(OptionValue.directory), "save in DIR", note: "default: the current directory"),
-            .init(nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
-                  note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)"),
-            .init("c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
-                  note: "e.g. by curl or wget"),
+            .init(
+                nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
+                note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)"),
+            .init(
+                "c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
+                note: "e.g. by curl or wget"),
             .init("H", "header", "'N: V'", .text(OptionValue.header), "send this header field with every request", note: "repeatable"),
-            .init("A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
-                  "send TEXT as User-Agent"),
+            .init(
+                "A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
+                "send TEXT as User-Agent"),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
-            .init(nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
-                  note: "suffixes k, M, G"),
+            .init(
+                nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
+                note: "suffixes k, M, G"),
             .init(nil, "checksum", "A=HEX", .text(OptionValue.checksum), "check the file's sha-256, sha-1 or md5 before calling it done"),
-            .init(nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
-                  "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),
-            .init(nil, "noproxy", "LIST", .text { invocation, text, _ in invocation.options.noProxy = text },
-                  "hosts reached directly: names, .domains, addresses, *", note: "default: no_proxy"),
-            .init(nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
-                  "trust the CA certificates in FILE (PEM) instead of the system store"),
+            .init(
+                nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
+                "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),
+            .init(
+                nil, "noproxy", "LIST", .text { invocation, text, _ in invocation.options.noProxy = text },
+                "hosts reached directly: names, .domains, addresses, *", note: "default: no_proxy"),
+            .init(
+                nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
+                "trust the CA certificates in FILE (PEM) instead of the system store"),
             .init("k", "insecure", .flag(\.options.insecure), "do not verify the server's certificate or host name"),
-            .init(nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),
-                  "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectTimeout))"),
-            .init(nil, "timeout", "S", .seconds(\.options.timeout), "seconds a read may wait for data before retrying",
-                  note: "default \(whole(defaults.timeout))"),
-            .init(nil, "retries", "N", .count(0...Int.max, \.options.retries),
-                  "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)"),
-            .init(nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
-                  note: "default \(whole(defaults.checkpointInterval))"),
+            .init(
+                nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),
+                "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectTimeout))"),
+            .init(
+                nil, "timeout", "S", .seconds(\.options.timeout), "seconds a read may wait for data before retrying",
+                note: "default \(whole(defaults.timeout))"),
+            .init(
+                nil, "retries", "N", .count(0...Int.max, \.options.retries),
+                "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)"),
+            .init(
+                nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
+                note: "default \(whole(defaults.checkpointInterval))"),
             .init("q", "quiet", .flag(\.quiet), "print nothing but errors"),
             .init("v", "verbose", .flag(\.verbose), "log requests, retries, steals, hedges, checkpoints and TLS handshakes"),
             .init(nil, "json", .flag(\.json), "events as JSON lines on stdout instead of the progress display"),

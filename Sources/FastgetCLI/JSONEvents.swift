@@ -16,22 +16,32 @@ enum JSONEvents {
         func line(_ event: String, _ fields: [(String, JSON)]) { JSONEvents.line(event, fields, url: url) }
         switch event {
         case .transferStarted(let resource, let segments, let resumed):
-            line("start", [
-                ("url", .string(resource.url.description)), ("length", JSON.optional(resource.length)),
-                ("validator", JSON.optional(resource.strongETag ?? resource.lastModified)),
-                ("segments", .array(segments.map { .array([.int($0.start), .int($0.end)]) })),
-                ("resumed_bytes", .int(resumed)),
-            ])
+            line(
+                "start",
+                [
+                    ("url", .string(resource.url.description)), ("length", JSON.optional(resource.length)),
+                    ("validator", JSON.optional(resource.strongETag ?? resource.lastModified)),
+                    ("segments", .array(segments.map { .array([.int($0.start), .int($0.end)]) })),
+                    ("resumed_bytes", .int(resumed)),
+                ])
         case .progress(let progress):
-            line("progress", [
-                ("bytes", .int(progress.completedBytes)), ("total", JSON.optional(progress.totalBytes)),
-                ("elapsed", .number(progress.elapsed)),
-                ("segments", .array(progress.segments.map { segment in
-                    .object([("start", .int(segment.range.start)), ("end", .int(segment.range.end)),
-                             ("written", .int(segment.written)), ("speed", .int(max(0, segment.speed))),
-                             ("state", .string(segment.state.rawValue))])
-                })),
-            ])
+            line(
+                "progress",
+                [
+                    ("bytes", .int(progress.completedBytes)), ("total", JSON.optional(progress.totalBytes)),
+                    ("elapsed", .number(progress.elapsed)),
+                    (
+                        "segments",
+                        .array(
+                            progress.segments.map { segment in
+                                .object([
+                                    ("start", .int(segment.range.start)), ("end", .int(segment.range.end)),
+                                    ("written", .int(segment.written)), ("speed", .int(max(0, segment.speed))),
+                                    ("state", .string(segment.state.rawValue)),
+                                ])
+                            })
+                    ),
+                ])
         case .retry(let attempt, let error):
             line("retry", [("attempt", .int(Int64(attempt))), ("code", .string(error.code.rawValue)), ("message", .string(error.message))])
         case .steal(let range):
@@ -59,12 +69,16 @@ enum JSONEvents {
     }
 
     static func error(_ error: FastgetError, url: String? = nil) {
-        line("error", [("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(error.exitCode))),
-                       ("message", .string(error.message)), ("hint", JSON.optional(error.hint))], url: url)
+        line(
+            "error",
+            [
+                ("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(error.exitCode))),
+                ("message", .string(error.message)), ("hint", JSON.optional(error.hint)),
+            ], url: url)
     }
 }
 
-private extension String {
+extension String {
     /// "sha-256" → "sha256", as a JSON key.
-    func replacingDashes() -> String { String(filter { $0 != "-" }) }
+    fileprivate func replacingDashes() -> String { String(filter { $0 != "-" }) }
 }

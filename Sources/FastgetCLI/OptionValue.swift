@@ -16,8 +16,10 @@ enum OptionValue {
             if range.upperBound < Int.max {
                 throw UsageError(message: "option \(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(number))")
             }
-            throw UsageError(message: range.lowerBound == 0 ? "option \(name) must not be negative"
-                                                            : "option \(name) must be at least \(range.lowerBound) (got \(number))")
+            throw UsageError(
+                message: range.lowerBound == 0
+                    ? "option \(name) must not be negative"
+                    : "option \(name) must be at least \(range.lowerBound) (got \(number))")
         }
         return number
     }
@@ -44,8 +46,10 @@ enum OptionValue {
             digits = digits.dropLast()
         }
         guard let number = Double(digits), number * Double(multiplier) >= Double(minimumRate),
-              number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" }) else {
-            throw UsageError(message: "option \(name) needs a rate of at least \(minimumRate >> 10)k bytes per second, e.g. 500k or 4M, not '\(text)'")
+            number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" })
+        else {
+            throw UsageError(
+                message: "option \(name) needs a rate of at least \(minimumRate >> 10)k bytes per second, e.g. 500k or 4M, not '\(text)'")
         }
         // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
         // the conversion to Int64 cannot trap.
@@ -81,7 +85,8 @@ enum OptionValue {
             throw UsageError(message: "option \(name) must not contain a line break")
         }
         guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
-              text[..<colon].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+            text[..<colon].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") })
+        else {
             throw UsageError(message: "option \(name) needs 'Name: value', not '\(text)'")
         }
         let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }

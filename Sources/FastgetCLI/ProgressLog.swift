@@ -18,6 +18,6 @@ final class ProgressLog {
     }
 }
 
-private extension String {
-    func trimmingLeadingSpaces() -> String { String(drop { $0 == " " }) }
+extension String {
+    fileprivate func trimmingLeadingSpaces() -> String { String(drop { $0 == " " }) }
 }

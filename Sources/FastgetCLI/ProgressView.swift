@@ -13,8 +13,10 @@ enum ProgressView {
     static func lines(_ progress: DownloadProgress, speed: Double, width: Int) -> [String] {
         let width = max(width, 20)
         // Narrow terminals lose the segment count first, then the total size.
-        let candidates = [totals(progress, speed: speed), totals(progress, speed: speed, segments: false),
-                          totals(progress, speed: speed, segments: false, total: false)]
+        let candidates = [
+            totals(progress, speed: speed), totals(progress, speed: speed, segments: false),
+            totals(progress, speed: speed, segments: false, total: false),
+        ]
         var lines = [clip(candidates.first { $0.count <= width } ?? candidates[2], width)]
         let segments = progress.segments
         guard segments.count > 1 else { return lines }

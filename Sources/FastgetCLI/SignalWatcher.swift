@@ -19,16 +19,18 @@ enum SignalWatcher {
     static func watch(_ pause: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Action(pause)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            let action = Unmanaged<Action>.fromOpaque(argument!).takeRetainedValue()
-            var signals = SignalWatcher.watched
-            var received: Int32 = 0
-            sigwait(&signals, &received)
-            action.body()
-            sigwait(&signals, &received)
-            Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
-            _exit(FastgetError.Code.cancelled.exitCode)
-        }, box)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                let action = Unmanaged<Action>.fromOpaque(argument!).takeRetainedValue()
+                var signals = SignalWatcher.watched
+                var received: Int32 = 0
+                sigwait(&signals, &received)
+                action.body()
+                sigwait(&signals, &received)
+                Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
+                _exit(FastgetError.Code.cancelled.exitCode)
+            }, box)
         if result == 0 {
             pthread_detach(thread)
         } else {

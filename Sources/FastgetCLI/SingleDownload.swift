@@ -20,14 +20,16 @@ enum SingleDownload {
             }
             let report: DownloadReport
             do throws(FastgetError) {
-                report = try download.run(progress: { progress in
-                    line?.update(progress)
-                    log?.update(progress)
-                }, notice: { text in
-                    guard human else { return }
-                    line?.clear()
-                    Console.write("fastget: \(text)\n")
-                })
+                report = try download.run(
+                    progress: { progress in
+                        line?.update(progress)
+                        log?.update(progress)
+                    },
+                    notice: { text in
+                        guard human else { return }
+                        line?.clear()
+                        Console.write("fastget: \(text)\n")
+                    })
             } catch {
                 line?.clear()
                 throw error

@@ -11,7 +11,8 @@ enum Verbose {
         case .steal(let range):
             return "steal: an idle connection takes bytes \(range.start)-\(range.end - 1)"
         case .hedge(let range, let won):
-            return "hedge on bytes \(range.start)-\(range.end - 1) " + (won ? "won: the slow connection stops there" : "lost: the slow connection got there first")
+            return "hedge on bytes \(range.start)-\(range.end - 1) "
+                + (won ? "won: the slow connection stops there" : "lost: the slow connection got there first")
         case .checkpoint(let bytes):
             return "checkpoint: \(Format.bytes(Double(bytes))) on disk"
         default:
@@ -25,6 +26,7 @@ enum Verbose {
         if report.fullHandshakes + report.resumedHandshakes > 0 {
             tls = " (TLS handshakes: \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed)"
         }
-        return "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
+        return
+            "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
     }
 }

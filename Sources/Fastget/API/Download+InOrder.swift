@@ -11,8 +11,10 @@ extension Download {
     static let minimumWindowBuffers = 4
 
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
-    func writeInOrder(to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
-                      progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
+    func writeInOrder(
+        to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
+        progress: (DownloadProgress) -> Void, notice: (String) -> Void
+    ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
         options.stealing = false
@@ -21,22 +23,28 @@ extension Download {
         // Without ranges a retry would start again at byte 0, behind what already went out.
         if !segmented { options.retries = 0 }
         let length = resource.length ?? 0
-        let ranges = segmented
-            ? SegmentPlan.tiles(length: length,
-                                segments: Int(min(Download.maximumOrderedUnits, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
-                                minimumSize: Download.orderedUnit)
+        let ranges =
+            segmented
+            ? SegmentPlan.tiles(
+                length: length,
+                segments: Int(min(Download.maximumOrderedUnits, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
+                minimumSize: Download.orderedUnit)
             : [ByteRange(start: 0, end: length)]
         let workers = segmented ? SegmentPlan.workers(unfinished: ranges.count, options: options) : 1
-        let window = ReorderWindow(descriptor: descriptor,
-                                   capacity: max(Download.minimumWindowBuffers * options.bufferSize,
-                                                 Download.windowUnitsPerWorker * workers * Int(Download.orderedUnit)),
-                                   checksum: options.checksum?.algorithm)
-        let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: window, options: options,
-                                validator: segmented ? Validator(resource) : nil)
+        let window = ReorderWindow(
+            descriptor: descriptor,
+            capacity: max(
+                Download.minimumWindowBuffers * options.bufferSize,
+                Download.windowUnitsPerWorker * workers * Int(Download.orderedUnit)),
+            checksum: options.checksum?.algorithm)
+        let transfer = Transfer(
+            requester: requester, originalURL: url, resource: resource, output: window, options: options,
+            validator: segmented ? Validator(resource) : nil)
         begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
         defer { control.withLock { $0.transfer = nil } }
-        let coordinator = Coordinator(transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
-                                      checkpointer: nil, segmented: segmented, started: started, window: window)
+        let coordinator = Coordinator(
+            transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
+            checkpointer: nil, segmented: segmented, started: started, window: window)
         do {
             try run(coordinator, progress: progress, notice: notice)
         } catch let error where transfer.control.resourceChanged || transfer.control.rangesLost {
@@ -51,7 +59,8 @@ extension Download {
         if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
             throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
         }
-        return report(path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
-                      resumedBytes: 0, resource: resource)
+        return report(
+            path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
+            resumedBytes: 0, resource: resource)
     }
 }

@@ -10,14 +10,16 @@ extension Download {
         do {
             lock = try FileLock.acquire(path)
         } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
-            throw FastgetError(.cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
-                               hint: "move it away, or use -o FILE to save elsewhere")
+            throw FastgetError(
+                .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
+                hint: "move it away, or use -o FILE to save elsewhere")
         } catch {
             throw FastgetError.local(error, path: path, creating: true)
         }
         guard let lock else {
-            throw FastgetError(.cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
-                               hint: "wait for it to finish, or use -o FILE to save elsewhere")
+            throw FastgetError(
+                .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
+                hint: "wait for it to finish, or use -o FILE to save elsewhere")
         }
         return lock
     }

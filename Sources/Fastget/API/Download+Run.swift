@@ -7,8 +7,9 @@ extension Download {
 
     func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
-        let connector = Connector(connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
-                                  caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies)
+        let connector = Connector(
+            connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
+            caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies)
         let pool = ConnectionPool()
         defer { pool.removeAll() }
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
@@ -23,8 +24,9 @@ extension Download {
             hub.publish(.notice(text))
         }
         if let descriptor = options.outputDescriptor {
-            return try writeInOrder(to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
-                              notice: notice)
+            return try writeInOrder(
+                to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
+                notice: notice)
         }
         var restarts = 0
         var singleStream = false
@@ -34,21 +36,28 @@ extension Download {
             advance(to: .probing)
             let resource = try probe(requester)
             let destination = try ownDestination(for: resource, ownership: &ownership)
-            guard let start = try StartPoint.prepare(destination: destination, url: url, resource: resource,
-                                                     options: options, singleStream: singleStream, notice: tell) else {
+            guard
+                let start = try StartPoint.prepare(
+                    destination: destination, url: url, resource: resource,
+                    options: options, singleStream: singleStream, notice: tell)
+            else {
                 let length = resource.length ?? 0
-                return report(path: destination, bytes: length, started: started, workers: 0, connector: connector,
-                              resumedBytes: length, resource: resource)
+                return report(
+                    path: destination, bytes: length, started: started, workers: 0, connector: connector,
+                    resumedBytes: length, resource: resource)
             }
-            let transfer = Transfer(requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
-                                    validator: start.segmented ? Validator(resource) : nil)
-            begin(transfer, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
-                  resumedBytes: start.resumedBytes)
+            let transfer = Transfer(
+                requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
+                validator: start.segmented ? Validator(resource) : nil)
+            begin(
+                transfer, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
+                resumedBytes: start.resumedBytes)
             defer { control.withLock { $0.transfer = nil } }
 
             let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
-            let coordinator = Coordinator(transfer: transfer, table: start.table, workers: workers,
-                                          checkpointer: start.checkpointer, segmented: start.segmented, started: started)
+            let coordinator = Coordinator(
+                transfer: transfer, table: start.table, workers: workers,
+                checkpointer: start.checkpointer, segmented: start.segmented, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
             } catch let error where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
@@ -66,9 +75,10 @@ extension Download {
                 continue
             }
             let length = try finish(start, transfer: transfer, buffers: coordinator.buffers)
-            return report(path: destination, bytes: length, started: started, workers: workers,
-                          table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
-                          resource: resource)
+            return report(
+                path: destination, bytes: length, started: started, workers: workers,
+                table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
+                resource: resource)
         }
     }
 
@@ -124,30 +134,37 @@ extension Download {
 
     /// Runs `coordinator`, handing its snapshots to `progress`, the workers' notices to
     /// `notice`, and everything to the observers.
-    func run(_ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
-                     notice: (String) -> Void) throws(FastgetError) {
-        try coordinator.run(progress: { [hub] snapshot in
-            progress(snapshot)
-            hub.publish(.progress(snapshot))
-        }, events: { [hub] events in
-            for event in events {
-                if case .notice(let text) = event { notice(text) }
-                hub.publish(event)
-            }
-        })
+    func run(
+        _ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
+        notice: (String) -> Void
+    ) throws(FastgetError) {
+        try coordinator.run(
+            progress: { [hub] snapshot in
+                progress(snapshot)
+                hub.publish(.progress(snapshot))
+            },
+            events: { [hub] events in
+                for event in events {
+                    if case .notice(let text) = event { notice(text) }
+                    hub.publish(event)
+                }
+            })
     }
 
-    func report(path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
-                        transfer: Transfer? = nil, connector: Connector, resumedBytes: Int64, resource: RemoteResource) -> DownloadReport {
+    func report(
+        path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
+        transfer: Transfer? = nil, connector: Connector, resumedBytes: Int64, resource: RemoteResource
+    ) -> DownloadReport {
         let statistics = connector.statistics
-        return DownloadReport(path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
-                              steals: table?.steals.load(ordering: .relaxed) ?? 0,
-                              hedges: table?.hedgesWon.load(ordering: .relaxed) ?? 0,
-                              hedgesLost: table?.hedgesLost.load(ordering: .relaxed) ?? 0,
-                              connections: statistics.connections, fullHandshakes: statistics.fullHandshakes,
-                              resumedHandshakes: statistics.resumedHandshakes,
-                              retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
-                              resumedBytes: resumedBytes, resource: resource)
+        return DownloadReport(
+            path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
+            steals: table?.steals.load(ordering: .relaxed) ?? 0,
+            hedges: table?.hedgesWon.load(ordering: .relaxed) ?? 0,
+            hedgesLost: table?.hedgesLost.load(ordering: .relaxed) ?? 0,
+            connections: statistics.connections, fullHandshakes: statistics.fullHandshakes,
+            resumedHandshakes: statistics.resumedHandshakes,
+            retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
+            resumedBytes: resumedBytes, resource: resource)
     }
 
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
@@ -157,8 +174,9 @@ extension Download {
         let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
         guard actual == checksum.hex else {
             start.checkpointer?.remove()
-            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)",
-                               hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
+            throw FastgetError(
+                .protocolViolation, "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)",
+                hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
     }
 }

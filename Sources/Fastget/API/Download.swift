@@ -121,15 +121,23 @@ public final class Download: Sendable {
     ///
     /// `progress` and `notice` are shortcuts for the `.progress` and `.notice` events.
     @discardableResult
-    public func run(progress: (DownloadProgress) -> Void = { _ in },
-                    notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
+    public func run(
+        progress: (DownloadProgress) -> Void = { _ in },
+        notice: (String) -> Void = { _ in }
+    ) throws(FastgetError) -> DownloadReport {
         try execute(resumingPaused: true, progress: progress, notice: notice)
     }
 
     /// `run`, except that a download paused before its thread got going stays paused.
-    private func execute(resumingPaused: Bool, progress: (DownloadProgress) -> Void = { _ in },
-                         notice: (String) -> Void = { _ in }) throws(FastgetError) -> DownloadReport {
-        enum Begin { case go, ended(Result<DownloadReport, FastgetError>), busy(DownloadState) }
+    private func execute(
+        resumingPaused: Bool, progress: (DownloadProgress) -> Void = { _ in },
+        notice: (String) -> Void = { _ in }
+    ) throws(FastgetError) -> DownloadReport {
+        enum Begin {
+            case go
+            case ended(Result<DownloadReport, FastgetError>)
+            case busy(DownloadState)
+        }
         let (begin, events) = control.withLock { control -> (Begin, [DownloadEvent]) in
             if let outcome = control.outcome { return (.ended(outcome), []) }
             var events: [DownloadEvent] = []
@@ -196,7 +204,11 @@ public final class Download: Sendable {
     public func cancelAndDelete() { requestStop(.cancelAndDelete) }
 
     private func requestStop(_ request: StopRequest) {
-        enum Action { case none, stopTransfer(Transfer?, ConnectionRegistry?), pausedNow, cancelledNow }
+        enum Action {
+            case none
+            case stopTransfer(Transfer?, ConnectionRegistry?)
+            case pausedNow, cancelledNow
+        }
         let action = control.withLock { control -> Action in
             if control.state.isActive {
                 // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.

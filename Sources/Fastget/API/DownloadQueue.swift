@@ -30,8 +30,10 @@ public final class DownloadQueue: Sendable {
     ///   - maximumActive: downloads running at once (at least 1).
     ///   - restore: rebuild paused entries from the journals in `directory`.
     /// - Throws: `.usage` for a limit below 1 or invalid options.
-    public init(directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
-                restore: Bool = true) throws(FastgetError) {
+    public init(
+        directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
+        restore: Bool = true
+    ) throws(FastgetError) {
         guard maximumActive >= 1 else { throw FastgetError(.usage, "a queue needs at least one active download (got \(maximumActive))") }
         try options.validate()
         self.directory = directory
@@ -62,8 +64,11 @@ public final class DownloadQueue: Sendable {
                 return .success(existing)
             }
             if let clash = live.first(where: { $0.destination == candidate.destination }) {
-                return .failure(FastgetError(.cannotCreateOutput, "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
-                                             hint: "download it on its own with -o FILE"))
+                return .failure(
+                    FastgetError(
+                        .cannotCreateOutput,
+                        "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
+                        hint: "download it on its own with -o FILE"))
             }
             entries.downloads.removeAll { $0.url.withoutCredentials == candidate.url.withoutCredentials }
             entries.downloads.append(candidate)
@@ -123,11 +128,13 @@ public final class DownloadQueue: Sendable {
     /// Frees `download`'s slot once it has paused or ended (and every observer has heard), and
     /// lets the queue start it when resumed.
     private func manage(_ download: Download) {
-        download.schedule(with: { [weak self] _ in self?.pump() }, settled: { [weak self] download in
-            guard let self else { return }
-            self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
-            self.pump()
-        })
+        download.schedule(
+            with: { [weak self] _ in self?.pump() },
+            settled: { [weak self] download in
+                guard let self else { return }
+                self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
+                self.pump()
+            })
     }
 
     /// Starts queued downloads, oldest first, while slots are free.
@@ -151,9 +158,11 @@ public final class DownloadQueue: Sendable {
         guard let names = try? FileSystem.list(directory) else { return }
         for name in names.sorted() {
             guard let files = SidecarFiles.owning(journal: directory + "/" + name),
-                  case .success(let journal) = Checkpointer.load(files.journal),
-                  let download = try? Download(url: journal.url, destination: files.destination,
-                                               options: options, state: .paused) else { continue }
+                case .success(let journal) = Checkpointer.load(files.journal),
+                let download = try? Download(
+                    url: journal.url, destination: files.destination,
+                    options: options, state: .paused)
+            else { continue }
             state.withLock { $0.downloads.append(download) }
             manage(download)
         }

@@ -13,8 +13,10 @@ struct Coordinator {
     /// When the file streams to a descriptor: this thread writes it out, in order.
     let window: ReorderWindow?
 
-    init(transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: (any Checkpointing)?, segmented: Bool,
-         started: Double, window: ReorderWindow? = nil) {
+    init(
+        transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: (any Checkpointing)?, segmented: Bool,
+        started: Double, window: ReorderWindow? = nil
+    ) {
         precondition(workers >= 1)
         self.transfer = transfer
         self.table = table
@@ -94,11 +96,12 @@ struct Coordinator {
         let splice = segmented && transfer.resource.url.scheme == .http && window == nil
         for id in 0..<workers {
             do {
-                threads.append(try PosixThread { [transfer, table, buffers, segmented] in
-                    let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
-                    if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
-                    transfer.workerFinished()
-                })
+                threads.append(
+                    try PosixThread { [transfer, table, buffers, segmented] in
+                        let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
+                        if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
+                        transfer.workerFinished()
+                    })
             } catch {
                 transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
                 transfer.runningWorkers.subtract(workers - id, ordering: .releasing)
@@ -187,9 +190,10 @@ struct Coordinator {
                 } else {
                     state = .active
                 }
-                return SegmentProgress(range: ByteRange(start: segment.start, end: end), written: segment.writtenWithinEnd,
-                                       speed: speed, state: state, stolenFrom: end < segment.plannedEnd,
-                                       hedged: segment.fromHedge || segment.hedged.load(ordering: .relaxed))
+                return SegmentProgress(
+                    range: ByteRange(start: segment.start, end: end), written: segment.writtenWithinEnd,
+                    speed: speed, state: state, stolenFrom: end < segment.plannedEnd,
+                    hedged: segment.fromHedge || segment.hedged.load(ordering: .relaxed))
             })
     }
 }

@@ -45,8 +45,10 @@ final class Location: Sendable {
 
     /// `failed` answered 403 or 410: re-resolves `original` with `probe` (outside the lock) and,
     /// if `sameFile` accepts the answer, sends later requests to its URL.
-    func refreshExpired(_ failed: HTTPURL, control: TransferControl, probe: () -> RemoteResource?,
-                        sameFile: (RemoteResource) -> Bool) -> Refresh {
+    func refreshExpired(
+        _ failed: HTTPURL, control: TransferControl, probe: () -> RemoteResource?,
+        sameFile: (RemoteResource) -> Bool
+    ) -> Refresh {
         guard failed != original.withoutCredentials, failed != original else { return .giveUp }
         enum Step { case retry, giveUp, wait, refresh }
         while true {

@@ -27,8 +27,9 @@ struct Prober {
         case 206:
             guard let range = try head.contentRange(), range.first == 0, range.last == 0 else {
                 connection.shutdown()
-                throw FastgetError(.protocolViolation,
-                                   "server answered bytes=0-0 with Content-Range '\(head.value("content-range") ?? "")' (\(url))")
+                throw FastgetError(
+                    .protocolViolation,
+                    "server answered bytes=0-0 with Content-Range '\(head.value("content-range") ?? "")' (\(url))")
             }
             connection.discardBody(deadline: requester.ioDeadline)
             release(connection, length: range.completeLength)
@@ -69,14 +70,16 @@ struct Prober {
     }
 
     private func resource(_ url: HTTPURL, _ head: ResponseHead, length: Int64?, ranges: Bool) -> RemoteResource {
-        RemoteResource(url: url, length: length, acceptsRanges: ranges, etag: head.etag,
-                       lastModified: head.lastModified, contentDisposition: head.contentDisposition)
+        RemoteResource(
+            url: url, length: length, acceptsRanges: ranges, etag: head.etag,
+            lastModified: head.lastModified, contentDisposition: head.contentDisposition)
     }
 
     /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never
     /// from https to http). Returns the final response with its connection and URL.
     func follow(_ method: String, from start: HTTPURL, extra: [(name: String, value: String)] = []) throws
-        -> (HTTPConnection, ResponseHead, HTTPURL) {
+        -> (HTTPConnection, ResponseHead, HTTPURL)
+    {
         var url = start
         var visited: Set<String> = [start.description]
         var hops = 0

@@ -33,7 +33,8 @@ final class Requester: Sendable {
         ]
         fields += extra
         if let credentials, credentials.origin == url.origin,
-           !options.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            !options.headers.contains(where: { $0.name.lowercased() == "authorization" })
+        {
             fields.append(("Authorization", credentials.value))
         }
         if url.origin == userOrigin {
@@ -55,8 +56,10 @@ final class Requester: Sendable {
     /// request, else on a parked connection, else on a new one. A kept connection that the
     /// server closed while idle is replaced by a new one once (the request had not been answered).
     /// `onConnection` learns what a stop must shut down to unblock this call (nil: nothing now).
-    func send(_ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
-              onConnection: ((any Interruptible)?) -> Void = { _ in }) throws -> (HTTPConnection, ResponseHead) {
+    func send(
+        _ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
+        onConnection: ((any Interruptible)?) -> Void = { _ in }
+    ) throws -> (HTTPConnection, ResponseHead) {
         events.post(.request(method: request.method, url: request.url, range: request.fields.first { $0.name == "Range" }?.value))
         let reusable = kept.flatMap { $0.isReusable && $0.origin == request.url.origin ? $0 : nil }
         if let parked = reusable ?? pool.take(origin: request.url.origin) {

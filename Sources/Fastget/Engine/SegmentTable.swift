@@ -131,8 +131,9 @@ final class SegmentTable: Sendable {
             let hedgeTime = Double(end - start) / speed + latency
             guard victim.eta > 2 * hedgeTime else { return nil }
             victim.segment.hedged.store(true, ordering: .relaxed)
-            return Hedge(victim: victim.segment, tail: Segment(range: ByteRange(start: start, end: end), fromHedge: true),
-                         thiefSpeed: thiefSpeed)
+            return Hedge(
+                victim: victim.segment, tail: Segment(range: ByteRange(start: start, end: end), fromHedge: true),
+                thiefSpeed: thiefSpeed)
         }
     }
 
@@ -144,8 +145,9 @@ final class SegmentTable: Sendable {
             defer { hedge.victim.hedged.store(false, ordering: .relaxed) }
             let tail = hedge.tail
             guard hedge.victim.end.load(ordering: .acquiring) == tail.end.load(ordering: .relaxed),
-                  hedge.victim.written.load(ordering: .acquiring) < tail.start,
-                  let index = segments.firstIndex(where: { $0 === hedge.victim }) else {
+                hedge.victim.written.load(ordering: .acquiring) < tail.start,
+                let index = segments.firstIndex(where: { $0 === hedge.victim })
+            else {
                 hedgesLost.add(1, ordering: .relaxed)
                 return false
             }
@@ -168,8 +170,9 @@ final class SegmentTable: Sendable {
     func snapshot() -> [SegmentRecord] {
         structure.withLock { segments in
             segments.map { segment in
-                SegmentRecord(start: segment.start, end: segment.end.load(ordering: .acquiring),
-                              written: segment.writtenWithinEnd)
+                SegmentRecord(
+                    start: segment.start, end: segment.end.load(ordering: .acquiring),
+                    written: segment.writtenWithinEnd)
             }
         }
     }

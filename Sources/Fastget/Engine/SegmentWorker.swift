@@ -54,8 +54,11 @@ final class SegmentWorker {
                 continue
             }
             guard hedgesLeft > 0, !table.isComplete else { return }
-            guard let hedge = table.hedge(minimum: SegmentWorker.minimumHedge, reserve: SegmentWorker.hedgeReserve,
-                                          thiefSpeed: speed, latency: transfer.latency.seconds) else {
+            guard
+                let hedge = table.hedge(
+                    minimum: SegmentWorker.minimumHedge, reserve: SegmentWorker.hedgeReserve,
+                    thiefSpeed: speed, latency: transfer.latency.seconds)
+            else {
                 // Idle: look again shortly; a segment may yet fall behind the others.
                 transfer.control.sleep(seconds: SegmentWorker.idlePoll)
                 continue
@@ -215,8 +218,9 @@ final class SegmentWorker {
                 count = try splice(from: socket, through: pipe, connection, segment: segment, at: offset, limit: limit)
             } else {
                 let want = Int(min(Int64(buffer.count), limit))
-                let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
-                                                   deadline: transfer.requester.ioDeadline)
+                let read = try connection.readBody(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                    deadline: transfer.requester.ioDeadline)
                 if read > 0 { try confirmOwnership(connection) }
                 // A steal that landed during the read: keep only the bytes still ours.
                 count = Int(min(Int64(read), max(0, segment.end.load(ordering: .acquiring) - offset)))
@@ -259,16 +263,19 @@ final class SegmentWorker {
     /// Moves up to `limit` body bytes socket → pipe → file; returns how many (0 at the end of
     /// the stream). Where `splice` is refused (EINVAL), splicing is turned off for this worker
     /// and one buffer is copied instead.
-    private func splice(from socket: Socket, through pipe: SplicePipe, _ connection: HTTPConnection,
-                        segment: Segment, at offset: Int64, limit: Int64) throws -> Int {
+    private func splice(
+        from socket: Socket, through pipe: SplicePipe, _ connection: HTTPConnection,
+        segment: Segment, at offset: Int64, limit: Int64
+    ) throws -> Int {
         let count: Int
         do {
             count = try pipe.fill(from: socket, limit: Int(min(Int64(pipe.capacity), limit)))
         } catch let error where error.errno == Errno.invalidArgument || error.errno == Errno.noFunction {
             self.pipe = nil
             let want = Int(min(Int64(buffer.count), limit))
-            let read = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
-                                               deadline: transfer.requester.ioDeadline)
+            let read = try connection.readBody(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                deadline: transfer.requester.ioDeadline)
             guard read > 0 else { return 0 }
             try confirmOwnership(connection)
             // As on the copying path: a steal that landed during the read leaves only the
@@ -333,8 +340,9 @@ final class SegmentWorker {
                 want = limiter.take(upTo: want) { transfer.control.isStopped }
                 if want == 0 { throw FastgetError(.cancelled, transfer.control.stopReason) }
             }
-            let count = try connection.readBody(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
-                                                deadline: transfer.requester.ioDeadline)
+            let count = try connection.readBody(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
+                deadline: transfer.requester.ioDeadline)
             transfer.limiter?.giveBack(want - count)
             if count == 0 { break }
             if let expected, offset + Int64(count) > expected {

@@ -43,11 +43,12 @@ extension Transfer {
             throw error
         }
         // A 206 naming another version than the one on disk: bytes of two versions must not mix.
-        let changedFrom: String? = switch validator {
-        case .etag(let expected): head.etag.flatMap { $0 == expected ? nil : "ETag \($0), expected \(expected)" }
-        case .lastModified(let expected): head.lastModified.flatMap { $0 == expected ? nil : "Last-Modified \($0), expected \(expected)" }
-        case nil: nil
-        }
+        let changedFrom: String? =
+            switch validator {
+            case .etag(let expected): head.etag.flatMap { $0 == expected ? nil : "ETag \($0), expected \(expected)" }
+            case .lastModified(let expected): head.lastModified.flatMap { $0 == expected ? nil : "Last-Modified \($0), expected \(expected)" }
+            case nil: nil
+            }
         if let changedFrom {
             connection.shutdown()
             let error = FastgetError(.protocolViolation, "the file changed on the server (\(changedFrom))")

@@ -26,8 +26,10 @@ final class Transfer: Sendable {
     /// Whether the notice about an unasked-for Content-Encoding went out (once is enough).
     let encodingNoticed = Atomic<Bool>(false)
 
-    init(requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
-         validator: Validator?) {
+    init(
+        requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
+        validator: Validator?
+    ) {
         self.requester = requester
         limiter = options.rateLimit.map { RateLimiter(bytesPerSecond: $0) }
         location = Location(original: originalURL, current: resource.url)
@@ -50,14 +52,19 @@ final class Transfer: Sendable {
     /// fails the transfer as changed.
     /// - Returns: whether to try again (at `url`).
     func refreshExpired(_ failed: HTTPURL, worker id: Int) -> Bool {
-        let outcome = location.refreshExpired(failed, control: control, probe: { [self] in
-            try? Prober(requester: requester, track: { [control] in control.connections.track(id, $0) }).probe(location.original)
-        }, sameFile: { [self] fresh in
-            fresh.length == resource.length && (validator == nil || Validator(fresh) == validator)
-        })
+        let outcome = location.refreshExpired(
+            failed, control: control,
+            probe: { [self] in
+                try? Prober(requester: requester, track: { [control] in control.connections.track(id, $0) }).probe(location.original)
+            },
+            sameFile: { [self] fresh in
+                fresh.length == resource.length && (validator == nil || Validator(fresh) == validator)
+            })
         if outcome == .changed {
-            control.failBecauseChanged(FastgetError(.protocolViolation,
-                "the file changed on the server (re-resolving \(location.original.withoutCredentials) after \(failed) expired)"))
+            control.failBecauseChanged(
+                FastgetError(
+                    .protocolViolation,
+                    "the file changed on the server (re-resolving \(location.original.withoutCredentials) after \(failed) expired)"))
         }
         return outcome == .retry
     }

@@ -31,7 +31,9 @@ package struct ChunkedDecoder: Sendable {
     /// Decodes from `input` into `output` (which may alias `input` at the same or a lower address).
     /// - Returns: bytes of `input` consumed, and bytes of data written to `output`. Stops at the
     ///   end of the body; bytes after it are not consumed.
-    package mutating func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(HTTPParseError) -> (consumed: Int, produced: Int) {
+    package mutating func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(HTTPParseError) -> (
+        consumed: Int, produced: Int
+    ) {
         var index = 0
         var produced = 0
         let count = input.count

@@ -20,8 +20,10 @@ package final class Connector: Sendable {
 
     private let proxies: ProxySettings
 
-    package init(connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool,
-                 proxies: ProxySettings = .direct) {
+    package init(
+        connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool,
+        proxies: ProxySettings = .direct
+    ) {
         self.proxies = proxies
         self.connectTimeout = connectTimeout
         self.ioTimeout = ioTimeout
@@ -60,8 +62,9 @@ package final class Connector: Sendable {
         let stream: any ByteStream
         if url.scheme == .https {
             if let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
-            let tlsStream = try TLSStream(socket: socket, context: try tls(), host: url.host,
-                                          hostIsIPAddress: url.hostIsIPAddress, port: url.port, deadline: deadline)
+            let tlsStream = try TLSStream(
+                socket: socket, context: try tls(), host: url.host,
+                hostIsIPAddress: url.hostIsIPAddress, port: url.port, deadline: deadline)
             let resumed = tlsStream.resumedSession
             counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
             stream = tlsStream
@@ -71,8 +74,9 @@ package final class Connector: Sendable {
         socket.makeBlocking(readTimeout: ioTimeout, writeTimeout: ioTimeout)
         counts.withLock { $0.connections += 1 }
         let viaProxy = proxy != nil && url.scheme == .http
-        return HTTPConnection(stream: stream, origin: url.origin, viaProxy: viaProxy,
-                              proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
+        return HTTPConnection(
+            stream: stream, origin: url.origin, viaProxy: viaProxy,
+            proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
     }
 
     /// A TCP connection to `url`'s host, trying every address it resolves to by `deadline`.
@@ -113,10 +117,13 @@ package final class Connector: Sendable {
             case 200...299:
                 return
             case 407:
-                throw ProxyError(.authenticationRequired, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
-                                 hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
+                throw ProxyError(
+                    .authenticationRequired, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
+                    hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
             default:
-                throw ProxyError(.refused, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))")
+                throw ProxyError(
+                    .refused, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))"
+                )
             }
         }
     }

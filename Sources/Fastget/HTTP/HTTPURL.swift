@@ -69,7 +69,8 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
             self.scheme = scheme
             rest = rest[separator.upperBound...]
         } else if let colon = rest.firstIndex(of: UInt8(ascii: ":")), HTTPURL.looksLikeScheme(rest[..<colon]),
-                  !rest[(colon + 1)...].prefix(while: { !HTTPURL.endsAuthority($0) }).allSatisfy(HTTPURL.isDigit) {
+            !rest[(colon + 1)...].prefix(while: { !HTTPURL.endsAuthority($0) }).allSatisfy(HTTPURL.isDigit)
+        {
             throw URLParseError(reason: "unsupported scheme '\(string(rest[..<colon]))' (only http and https)")
         } else {
             self.scheme = .http

@@ -6,7 +6,8 @@ func percentDecoded(_ text: some StringProtocol) -> [UInt8] {
     var index = 0
     while index < bytes.count {
         if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-           let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+            let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        {
             output.append(high << 4 | low)
             index += 3
         } else {
@@ -31,7 +32,8 @@ extension StringProtocol {
     func trimmingASCIISpaces() -> String {
         let utf8 = Array(self.utf8)
         guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-              let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+            let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
         return String(decoding: utf8[first...last], as: UTF8.self)
     }
 }

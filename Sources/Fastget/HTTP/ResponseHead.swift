@@ -75,7 +75,8 @@ package struct ResponseHead: Sendable, Equatable {
             for item in field.split(separator: ",", omittingEmptySubsequences: false) {
                 let text = item.trimmingASCIISpaces()
                 guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                      let number = Int64(text) else {
+                    let number = Int64(text)
+                else {
                     throw .invalidContentLength(field)
                 }
                 if let result, result != number { throw .conflictingContentLength }

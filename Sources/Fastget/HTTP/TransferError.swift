@@ -25,8 +25,11 @@ package enum TransferError: Error, Sendable, Equatable, CustomStringConvertible 
             "the connection closed after \(received) body bytes without a TLS close_notify; the body may be cut short"
         case .slowBody: "the response body stalled in its chunked framing beyond the timeout"
         case .truncatedBody(let received, let expected):
-            if let expected { "the connection closed after \(received) of \(expected) body bytes" }
-            else { "the connection closed after \(received) bytes, before the end of the chunked body" }
+            if let expected {
+                "the connection closed after \(received) of \(expected) body bytes"
+            } else {
+                "the connection closed after \(received) bytes, before the end of the chunked body"
+            }
         }
     }
 }

@@ -115,13 +115,14 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
     static func status(_ status: Int, reason: String, url: HTTPURL) -> FastgetError {
         let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
-        let code: Code = switch status {
-        case 404, 410: .notFound
-        case 401, 403, 407: .accessDenied
-        case 408, 429, 502, 503, 504: .temporary
-        case 500...599: .serverError
-        default: .protocolViolation
-        }
+        let code: Code =
+            switch status {
+            case 404, 410: .notFound
+            case 401, 403, 407: .accessDenied
+            case 408, 429, 502, 503, 504: .temporary
+            case 500...599: .serverError
+            default: .protocolViolation
+            }
         return FastgetError(code, "server answered \(text) for \(url)", httpStatus: status)
     }
 
@@ -143,7 +144,8 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 return FastgetError(.unavailable, "connection refused by \(peer)")
             case ("connect", Errno.timedOut):
                 return FastgetError(.temporary, "connection to \(peer) timed out")
-            case ("connect", Errno.networkUnreachable), ("connect", Errno.noRouteToHost), ("connect", Errno.addressNotAvailable), ("connect", Errno.addressFamilyNotSupported):
+            case ("connect", Errno.networkUnreachable), ("connect", Errno.noRouteToHost), ("connect", Errno.addressNotAvailable),
+                ("connect", Errno.addressFamilyNotSupported):
                 return FastgetError(.unavailable, "cannot reach \(peer): \(error.reason)")
             case (_, Errno.resourceTemporarilyUnavailable), (_, Errno.timedOut):
                 return FastgetError(.temporary, "no data from \(peer) within the timeout")
@@ -153,8 +155,9 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         case let error as TLSError:
             switch error.kind {
             case .verification:
-                return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)",
-                                    hint: "use --cacert FILE to trust another CA, or -k to skip verification")
+                return FastgetError(
+                    .tls, "TLS with \(url.authority): \(error.reason)",
+                    hint: "use --cacert FILE to trust another CA, or -k to skip verification")
             case .configuration:
                 return FastgetError(.notFound, "TLS: \(error.reason)")
             case .handshake:
@@ -169,11 +172,12 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         case let error as TransferError:
             return FastgetError(.temporary, "\(error) (\(url.authority))")
         case let error as ProxyError:
-            let code: Code = switch error.kind {
-            case .invalid: .usage
-            case .authenticationRequired: .accessDenied
-            case .refused: .unavailable
-            }
+            let code: Code =
+                switch error.kind {
+                case .invalid: .usage
+                case .authenticationRequired: .accessDenied
+                case .refused: .unavailable
+                }
             return FastgetError(code, error.message, hint: error.hint)
         case let error as URLParseError:
             return FastgetError(.usage, "invalid URL: \(error)")
@@ -187,7 +191,12 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         if error.errno == Errno.noSpace || error.errno == Errno.diskQuotaExceeded {
             return FastgetError(.localIO, "no space left on the device for \(path)")
         }
-        if creating && [Errno.permissionDenied, Errno.notPermitted, Errno.readOnlyFileSystem, Errno.noSuchFileOrDirectory, Errno.notDirectory, Errno.isDirectory, Errno.fileNameTooLong].contains(error.errno) {
+        if creating
+            && [
+                Errno.permissionDenied, Errno.notPermitted, Errno.readOnlyFileSystem, Errno.noSuchFileOrDirectory, Errno.notDirectory,
+                Errno.isDirectory, Errno.fileNameTooLong,
+            ].contains(error.errno)
+        {
             return FastgetError(.cannotCreateOutput, "cannot create \(path): \(error.reason)")
         }
         return FastgetError(.localIO, "\(error.operation) \(path): \(error.reason)")

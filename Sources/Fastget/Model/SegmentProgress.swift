@@ -26,8 +26,10 @@ public struct SegmentProgress: Sendable {
     public let hedged: Bool
 
     /// A snapshot entry; `speed`, `state` and the flags describe what the coordinator saw.
-    public init(range: ByteRange, written: Int64, speed: Int64 = 0, state: State = .active, stolenFrom: Bool = false,
-                hedged: Bool = false) {
+    public init(
+        range: ByteRange, written: Int64, speed: Int64 = 0, state: State = .active, stolenFrom: Bool = false,
+        hedged: Bool = false
+    ) {
         self.range = range
         self.written = written
         self.speed = speed

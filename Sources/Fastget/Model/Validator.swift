@@ -27,8 +27,12 @@ package enum Validator: Sendable, Equatable, CustomStringConvertible {
 
     /// The strong ETag when there is one, else Last-Modified, else nil.
     init?(_ resource: RemoteResource) {
-        if let etag = resource.strongETag { self = .etag(etag) }
-        else if let date = resource.lastModified { self = .lastModified(date) }
-        else { return nil }
+        if let etag = resource.strongETag {
+            self = .etag(etag)
+        } else if let date = resource.lastModified {
+            self = .lastModified(date)
+        } else {
+            return nil
+        }
     }
 }

@@ -22,11 +22,13 @@ package final class PosixThread: @unchecked Sendable {
         pthread_attr_setstacksize(&attributes, stackSize)
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, &attributes,
+            { argument in
+                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         if result != 0 {
             Unmanaged<Box>.fromOpaque(box).release()
             throw SystemError("pthread_create", errno: result)

@@ -12,8 +12,10 @@ package enum Resolver {
     /// waits with a bound. A caller that gives up leaves the thread to finish alone: it holds its
     /// own reference to the result box and frees the C resolver's list itself. IP literals are
     /// converted on the calling thread (nothing to wait for). `lookup` is replaceable for tests.
-    package static func resolve(host: String, port: Int, deadline: Double,
-                                lookup: @escaping Lookup = Resolver.lookup) throws(ResolveError) -> [SocketAddress] {
+    package static func resolve(
+        host: String, port: Int, deadline: Double,
+        lookup: @escaping Lookup = Resolver.lookup
+    ) throws(ResolveError) -> [SocketAddress] {
         if case .success(let numeric) = addresses(host: host, port: port, flags: AI_NUMERICHOST) { return numeric }
         let pending = PendingLookup()
         do {

@@ -25,8 +25,10 @@ package final class Socket: ByteStream, @unchecked Sendable {
     ///
     /// `created` learns of the socket before it connects, so that a stop can reach it from the
     /// moment it exists.
-    package static func connect(to address: SocketAddress, deadline: Double,
-                                created: (Socket) -> Void = { _ in }) throws(SystemError) -> Socket {
+    package static func connect(
+        to address: SocketAddress, deadline: Double,
+        created: (Socket) -> Void = { _ in }
+    ) throws(SystemError) -> Socket {
         let fd = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         let socket = Socket(descriptor: fd)

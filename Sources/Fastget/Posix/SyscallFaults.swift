@@ -229,7 +229,8 @@ enum SyscallFaults {
     /// `count`, or fewer bytes (at least one) when a short transfer is injected at `operation`.
     static func shortened(_ count: Int, at operation: String) -> Int {
         guard let armed, count > 1, armed.configuration.rate > 0, armed.configuration.kinds.contains(.short),
-              let site = Site(name: operation), site.isRead || site.isWrite else { return count }
+            let site = Site(name: operation), site.isRead || site.isWrite
+        else { return count }
         let rate = armed.configuration.rate
         return armed.state.withLock { state in
             guard state.chance(rate) else { return count }

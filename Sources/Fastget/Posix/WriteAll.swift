@@ -21,8 +21,10 @@ package func writeAll<Failure: Error>(
 /// with `EIO` (rather than be called for ever), any other failure throws `SystemError(operation)`.
 /// In test builds the fault injector may fail the call or shorten the count at `operation`.
 @inline(__always)
-package func writeStep(_ operation: String, _ remaining: UnsafeRawBufferPointer,
-                       _ call: (_ start: UnsafeRawPointer, _ count: Int) -> Int) throws(SystemError) -> Int {
+package func writeStep(
+    _ operation: String, _ remaining: UnsafeRawBufferPointer,
+    _ call: (_ start: UnsafeRawPointer, _ count: Int) -> Int
+) throws(SystemError) -> Int {
     let written = try retryingOnInterrupt(operation) { call(remaining.baseAddress!, faultShortened(remaining.count, operation)) }
     if written == 0 { throw SystemError(operation, errno: EIO) }
     return written

@@ -71,15 +71,17 @@ final class Checkpointer: Checkpointing {
     static func load(_ path: String) -> Result<Journal, JournalError>? {
         guard FileSystem.exists(path) else { return nil }
         guard let file = try? FileDescriptor.openReadOnly(path), let size = try? file.size(),
-              size <= Int64(Journal.maximumSegments * 24 + 4 * Journal.maximumStringBytes) else {
+            size <= Int64(Journal.maximumSegments * 24 + 4 * Journal.maximumStringBytes)
+        else {
             return .failure(.invalid("unreadable or oversized"))
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         var filled = 0
         while filled < bytes.count {
-            let count = (try? bytes.withUnsafeMutableBytes { raw in
-                try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: Int64(filled))
-            }) ?? 0
+            let count =
+                (try? bytes.withUnsafeMutableBytes { raw in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: Int64(filled))
+                }) ?? 0
             if count <= 0 { break }
             filled += count
         }

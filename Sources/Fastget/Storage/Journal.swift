@@ -126,7 +126,8 @@ package struct Journal: Sendable, Equatable {
         var expectedStart: Int64 = 0
         for segment in segments {
             guard segment.start == expectedStart, segment.start < segment.end,
-                  segment.written >= segment.start, segment.written <= segment.end else {
+                segment.written >= segment.start, segment.written <= segment.end
+            else {
                 throw .invalid("segment [\(segment.start), \(segment.end)) written to \(segment.written)")
             }
             expectedStart = segment.end

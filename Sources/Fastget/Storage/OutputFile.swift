@@ -131,8 +131,9 @@ final class OutputFile: WriteTarget, Sendable {
                 try FileSystem.renameWithoutReplacing(partPath, to: finalPath)
             }
         } catch let error where error.errno == Errno.fileExists {
-            throw FastgetError(.cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
-                               hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
+            throw FastgetError(
+                .cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
+                hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
         } catch {
             throw FastgetError.local(error, path: finalPath)
         }

@@ -15,15 +15,18 @@ struct StartPoint {
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
     /// `singleStream` forces one plain GET (the server stopped honouring ranges).
-    static func prepare(destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-                        singleStream: Bool = false, notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+    static func prepare(
+        destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
+        singleStream: Bool = false, notice: (String) -> Void
+    ) throws(FastgetError) -> StartPoint? {
         if FileSystem.isDirectory(destination) {
             throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
         }
         let files = SidecarFiles(destination)
         let (partPath, journalPath) = (files.part, files.journal)
-        let header = Journal(url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
-                             length: resource.length ?? 0, validator: Validator(resource), segments: [])
+        let header = Journal(
+            url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
+            length: resource.length ?? 0, validator: Validator(resource), segments: [])
         let finalExists = FileSystem.exists(destination)
         if finalExists && !options.overwrite && finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header) {
             // Stopped after the final rename but before the journal was removed: it is done.
@@ -32,18 +35,23 @@ struct StartPoint {
             return nil
         }
         if finalExists && !options.overwrite && !options.continuePartial {
-            throw FastgetError(.cannotCreateOutput, "\(destination) already exists",
-                               hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
+            throw FastgetError(
+                .cannotCreateOutput, "\(destination) already exists",
+                hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
         }
         let segmented = resource.isSegmentable && !singleStream
 
-        if segmented, let journal = usableJournal(at: journalPath, partPath: partPath, header: header,
-                                                    continuing: options.continuePartial, notice: notice) {
+        if segmented,
+            let journal = usableJournal(
+                at: journalPath, partPath: partPath, header: header,
+                continuing: options.continuePartial, notice: notice)
+        {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
-            return StartPoint(output: output, table: SegmentTable(journal: journal.segments),
-                              checkpointer: Checkpointer(path: journalPath, output: output, header: header),
-                              segmented: true, resumedBytes: journal.bytesWritten,
-                              replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options))
+            return StartPoint(
+                output: output, table: SegmentTable(journal: journal.segments),
+                checkpointer: Checkpointer(path: journalPath, output: output, header: header),
+                segmented: true, resumedBytes: journal.bytesWritten,
+                replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options))
         }
         if finalExists && options.continuePartial && !options.overwrite {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
@@ -53,12 +61,14 @@ struct StartPoint {
         try? FileSystem.remove(journalPath)
         let output = try OutputFile(finalPath: destination, length: resource.length)
         guard segmented, let length = resource.length else {
-            return StartPoint(output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
-                              checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.overwrite)
+            return StartPoint(
+                output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
+                checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.overwrite)
         }
         let ranges = SegmentPlan.ranges(length: length, options: options)
-        return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
-                         replacesDestination: options.overwrite)
+        return try fresh(
+            output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
+            replacesDestination: options.overwrite)
     }
 
     /// `-c` on a file larger than the server's downloads it again and replaces it; a resumed
@@ -69,12 +79,15 @@ struct StartPoint {
     }
 
     /// A segmented start from nothing: the journal is written the moment the `.part` exists.
-    private static func fresh(_ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
-                              replacesDestination: Bool) throws(FastgetError) -> StartPoint {
+    private static func fresh(
+        _ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
+        replacesDestination: Bool
+    ) throws(FastgetError) -> StartPoint {
         let checkpointer = Checkpointer(path: journalPath, output: output, header: header)
         try checkpointer.begin(table)
-        return StartPoint(output: output, table: table, checkpointer: checkpointer, segmented: true, resumedBytes: 0,
-                          replacesDestination: replacesDestination)
+        return StartPoint(
+            output: output, table: table, checkpointer: checkpointer, segmented: true, resumedBytes: 0,
+            replacesDestination: replacesDestination)
     }
 
     /// Refuses, before any byte is fetched or preallocated, a file that cannot fit: a server
@@ -82,7 +95,10 @@ struct StartPoint {
     private static func checkSpace(for destination: String, needed: Int64, freed: Int64) throws(FastgetError) {
         let directory = FileSystem.directory(of: destination)
         guard needed > 0, let available = FileSystem.availableBytes(in: directory), needed > available + freed else { return }
-        throw FastgetError(.localIO, "not enough space for \(destination): it needs \(ByteCount.formatted(Double(needed))), \(ByteCount.formatted(Double(available + freed))) available in \(directory)")
+        throw FastgetError(
+            .localIO,
+            "not enough space for \(destination): it needs \(ByteCount.formatted(Double(needed))), \(ByteCount.formatted(Double(available + freed))) available in \(directory)"
+        )
     }
 
     /// Whether `destination` is this download, finished by an earlier run that stopped between
@@ -109,8 +125,10 @@ struct StartPoint {
     /// claims; otherwise nil, with a notice saying why it was not used.
     /// `continuing` (`-c`): the user accepts bytes no validator vouches for, as `-c` on a file
     /// does — and such a journal may hold the user's own prefix, moved to `.part`.
-    private static func usableJournal(at path: String, partPath: String, header: Journal, continuing: Bool,
-                                      notice: (String) -> Void) -> Journal? {
+    private static func usableJournal(
+        at path: String, partPath: String, header: Journal, continuing: Bool,
+        notice: (String) -> Void
+    ) -> Journal? {
         switch Checkpointer.load(path) {
         case nil:
             return nil
@@ -119,16 +137,13 @@ struct StartPoint {
             return nil
         case .success(let journal):
             let reason: String? =
-                if journal.url != header.url { "it is for \(journal.url)" }
-                else if journal.length != header.length { "the file's length changed from \(journal.length) to \(header.length) bytes" }
-                else if journal.validator != header.validator {
+                if journal.url != header.url { "it is for \(journal.url)" } else if journal.length != header.length {
+                    "the file's length changed from \(journal.length) to \(header.length) bytes"
+                } else if journal.validator != header.validator {
                     "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
-                }
-                else if journal.validator == nil && !continuing {
+                } else if journal.validator == nil && !continuing {
                     "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
-                }
-                else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" }
-                else { nil }
+                } else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" } else { nil }
             if let reason {
                 notice("not resuming from \(path): \(reason); starting over")
                 return nil
@@ -138,8 +153,10 @@ struct StartPoint {
     }
 
     /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest.
-    private static func continuing(destination: String, resource: RemoteResource, header: Journal,
-                                   options: DownloadOptions, notice: (String) -> Void) throws(FastgetError) -> StartPoint? {
+    private static func continuing(
+        destination: String, resource: RemoteResource, header: Journal,
+        options: DownloadOptions, notice: (String) -> Void
+    ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         let localSize = FileSystem.size(destination) ?? 0
         if let length = resource.length, localSize == length {
@@ -147,16 +164,18 @@ struct StartPoint {
             return nil
         }
         guard resource.isSegmentable, let length = resource.length else {
-            throw FastgetError(.protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
-                               hint: "use --overwrite to download it again")
+            throw FastgetError(
+                .protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
+                hint: "use --overwrite to download it again")
         }
         if localSize > length {
             notice("\(destination) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
             try? FileSystem.remove(files.journal)
             let output = try OutputFile(finalPath: destination, length: length)
             let ranges = SegmentPlan.ranges(length: length, options: options)
-            return try fresh(output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
-                             replacesDestination: true)
+            return try fresh(
+                output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
+                replacesDestination: true)
         }
         try checkSpace(for: destination, needed: length - localSize, freed: 0)
         // The existing bytes become the first, finished segment of a `.part` file. The journal
@@ -187,8 +206,9 @@ struct StartPoint {
         }
         let output = try OutputFile(finalPath: destination, length: length, keeping: true)
         notice("continuing \(destination) from byte \(localSize)")
-        return StartPoint(output: output, table: SegmentTable(journal: entries),
-                          checkpointer: Checkpointer(path: files.journal, output: output, header: header),
-                          segmented: true, resumedBytes: localSize, replacesDestination: false)
+        return StartPoint(
+            output: output, table: SegmentTable(journal: entries),
+            checkpointer: Checkpointer(path: files.journal, output: output, header: header),
+            segmented: true, resumedBytes: localSize, replacesDestination: false)
     }
 }

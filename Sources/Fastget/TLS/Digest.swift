@@ -12,11 +12,12 @@ package final class Digest {
     /// Nil when libcrypto cannot set the algorithm up.
     package init?(_ algorithm: Algorithm) {
         guard let context = EVP_MD_CTX_new() else { return nil }
-        let type: OpaquePointer? = switch algorithm {
-        case .sha256: EVP_sha256()
-        case .sha1: EVP_sha1()
-        case .md5: EVP_md5()
-        }
+        let type: OpaquePointer? =
+            switch algorithm {
+            case .sha256: EVP_sha256()
+            case .sha1: EVP_sha1()
+            case .md5: EVP_md5()
+            }
         guard EVP_DigestInit_ex(context, type, nil) == 1 else {
             EVP_MD_CTX_free(context)
             return nil

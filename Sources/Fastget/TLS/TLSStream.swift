@@ -19,8 +19,10 @@ package final class TLSStream: ByteStream, @unchecked Sendable {
     /// `socket` must still be in its non-blocking phase (see `Socket.connect`): the handshake
     /// ends by `deadline` (monotonic seconds) or fails with `.timedOut`, however its bytes
     /// trickle in. The caller makes the socket blocking afterwards.
-    package init(socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int,
-                 deadline: Double) throws(TLSError) {
+    package init(
+        socket: Socket, context: TLSContext, host: String, hostIsIPAddress: Bool, port: Int,
+        deadline: Double
+    ) throws(TLSError) {
         self.context = context
         sessionKey = "\(host):\(port)"
         guard let ssl = SSL_new(context.context) else {
