@@ -6,9 +6,16 @@ final class RateLimiter: Sendable {
     private let burst: Double
     private let bucket: Locked<(tokens: Double, refilled: Double)>
 
+    /// The smallest burst, whatever the rate.
+    static let minimumBurst = 16.0 * 1024
+    /// A burst is this many seconds' worth of the rate…
+    static let burstSeconds = 0.1
+    /// …and a worker waits for a piece of at least this share of a burst, not for every byte.
+    static let pieceOfBurst = 1.0 / 16
+
     init(bytesPerSecond: Int64) {
         rate = Double(bytesPerSecond)
-        burst = max(16 * 1024, rate / 10)
+        burst = max(RateLimiter.minimumBurst, rate * RateLimiter.burstSeconds)
         bucket = Locked((0, MonotonicClock.seconds()))
     }
 
@@ -20,8 +27,7 @@ final class RateLimiter: Sendable {
                 let now = MonotonicClock.seconds()
                 bucket.tokens = min(burst, bucket.tokens + (now - bucket.refilled) * rate)
                 bucket.refilled = now
-                // Wait for a worthwhile piece (a 16th of a burst), not for every byte.
-                let want = min(Double(limit), burst / 16)
+                let want = min(Double(limit), burst * RateLimiter.pieceOfBurst)
                 guard bucket.tokens >= want else { return (0, (want - bucket.tokens) / rate) }
                 let granted = Int(min(Double(limit), bucket.tokens))
                 bucket.tokens -= Double(granted)

@@ -25,6 +25,10 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
 
     deinit { ring.deallocate() }
 
+    /// A worker waiting for room looks again after this long even unwoken (room and a stop
+    /// both broadcast; this only bounds a missed wake-up).
+    static let recheckInterval = 1.0
+
     /// Bytes written to the descriptor so far.
     var bytesEmitted: Int64 { monitor.locked { emitted } }
 
@@ -36,7 +40,7 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
             let start = offset + Int64(done)
             let ok = monitor.locked { () -> Bool in
                 while !stopped && start + Int64(piece) > emitted + Int64(capacity) {
-                    monitor.wait(until: MonotonicClock.seconds() + 1)
+                    monitor.wait(until: MonotonicClock.seconds() + ReorderWindow.recheckInterval)
                 }
                 guard !stopped else { return false }
                 // Copy under the lock: the writer may not reuse these ring bytes meanwhile.
