@@ -18,9 +18,11 @@ package struct SidecarFiles: Sendable, Equatable {
     /// `NAME.fastget.lock`.
     package var lock: String { destination + SidecarFiles.lockSuffix }
 
-    /// The files whose journal is named `journalName`, nil when it is no journal's name.
-    package static func owning(journal journalName: String) -> SidecarFiles? {
-        guard journalName.hasSuffix(journalSuffix), journalName.count > journalSuffix.count else { return nil }
-        return SidecarFiles(String(journalName.dropLast(journalSuffix.count)))
+    /// The files whose journal is at `journalPath`, nil when its file name is no journal's
+    /// (`DIR/.fastget`, the bare suffix, names no download).
+    package static func owning(journal journalPath: String) -> SidecarFiles? {
+        let name = journalPath.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(journalPath)
+        guard name.hasSuffix(journalSuffix), name.count > journalSuffix.count else { return nil }
+        return SidecarFiles(String(journalPath.dropLast(journalSuffix.count)))
     }
 }

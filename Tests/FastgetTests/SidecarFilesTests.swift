@@ -1,0 +1,65 @@
+@testable import Fastget
+import Testing
+
+@Suite struct SidecarFilesTests {
+    @Test func namesThePartTheJournalAndTheLock() {
+        let files = SidecarFiles("dir/a.iso")
+        #expect([files.part, files.journal, files.lock] == ["dir/a.iso.part", "dir/a.iso.fastget", "dir/a.iso.fastget.lock"])
+    }
+
+    @Test(arguments: [("dir/a.iso.fastget", "dir/a.iso"), ("a.fastget", "a"), ("dir/..fastget", "dir/.")])
+    func aJournalNamesItsDownload(journal: String, destination: String) {
+        #expect(SidecarFiles.owning(journal: journal)?.destination == destination)
+    }
+
+    /// A queue restoring DIR must not take `DIR/.fastget` (a journal of `-o DIR/`) for a
+    /// download whose destination is the directory itself.
+    @Test(arguments: ["dir/.fastget", ".fastget", "dir/a.iso", "dir/a.iso.fastget.lock", "dir/a.fastget.tmp"])
+    func anythingElseNamesNone(path: String) {
+        #expect(SidecarFiles.owning(journal: path) == nil)
+    }
+}
+
+@Suite struct ByteCountTests {
+    @Test(
+        arguments: [
+            (0.0, "0 B"), (1023.0, "1023 B"), (1536.0, "1.50 KiB"), (10.0 * 1_099_511_627_776, "10.0 TiB"),
+            (2.0 * 1_125_899_906_842_624, "2.00 PiB"),
+        ] as [(Double, String)])
+    func sizes(value: Double, text: String) {
+        #expect(ByteCount.formatted(value) == text)
+    }
+
+    /// Public: an embedder may pass a rate over no time, or anything else a Double holds.
+    @Test(arguments: [Double.infinity, -.infinity, .nan, 1e40, -1, .greatestFiniteMagnitude])
+    func whatIsNoSizeIsADash(value: Double) {
+        #expect(ByteCount.formatted(value) == "-")
+    }
+
+    @Test func decimalsRoundAndKeepTheSign() {
+        #expect(ByteCount.decimal(1.005, digits: 1) == "1.0")
+        #expect(ByteCount.decimal(-1.25, digits: 2) == "-1.25")
+        #expect(ByteCount.decimal(2.5, digits: 40) == "2.500000")
+        #expect(ByteCount.decimal(.nan, digits: 2) == "-")
+    }
+}
+
+@Suite struct TransferControlTests {
+    /// Back-off delays come from arithmetic: whatever is not a positive number waits not at all.
+    @Test(arguments: [0, -1, -Double.infinity, .nan])
+    func aSleepOfNothingReturnsAtOnce(seconds: Double) {
+        let control = TransferControl()
+        let started = MonotonicClock.seconds()
+        control.sleep(seconds: seconds)
+        #expect(MonotonicClock.seconds() - started < 1)
+    }
+
+    @Test func aStopEndsASleep() throws {
+        let control = TransferControl()
+        let thread = try PosixThread { control.sleep(seconds: 30) }
+        let started = MonotonicClock.seconds()
+        control.stop()
+        thread.join()
+        #expect(MonotonicClock.seconds() - started < 5)
+    }
+}
