@@ -62,6 +62,7 @@ final class TransferControl: Sendable {
 
     /// Waits up to `seconds` (a back-off, an idle worker's poll); returns early on a stop.
     func sleep(seconds: Double) {
+        guard seconds > 0 else { return } // also NaN: nothing to wait for
         let deadline = MonotonicClock.seconds() + seconds
         sleepers.locked {
             while !isStopped {
