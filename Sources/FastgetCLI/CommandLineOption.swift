@@ -50,8 +50,11 @@ struct CommandLineOption {
         let defaults = DownloadOptions()
         return [
             .init(
-                "n", "segments", "N", .count(DownloadOptions.segmentRange, \.options.segments),
-                "parallel connections", note: "default \(defaults.segments); at least 1 MiB each"),
+                "n", "segments", "N", .text(OptionValue.segments),
+                "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each"),
+            .init(
+                nil, "max-connections", "N", .count(1...64, \.maximumConnections),
+                "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)"),
             .init(
                 "i", "input-file", "FILE", .text(OptionValue.inputFile),
                 "download every URL in FILE, one per line", note: "- reads standard input"),

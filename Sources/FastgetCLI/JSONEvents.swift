@@ -48,6 +48,8 @@ enum JSONEvents {
             line("steal", [("start", .int(range.start)), ("end", .int(range.end))])
         case .hedge(let range, let won):
             line("hedge", [("start", .int(range.start)), ("end", .int(range.end)), ("won", .bool(won))])
+        case .connectionsChanged(let count, let reason):
+            line("connections", [("count", .int(Int64(count))), ("reason", .string(reason))])
         case .checkpoint(let bytes):
             line("checkpoint", [("bytes_on_disk", .int(bytes))])
         case .notice(let message):

@@ -24,6 +24,11 @@ enum OptionValue {
         return number
     }
 
+    /// `-n`: a count of connections, or `auto` (the default: as many as help).
+    static func segments(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        invocation.options.segments = text == "auto" ? nil : try count(text, in: DownloadOptions.segmentRange, for: name)
+    }
+
     /// Seconds, at least `minimumSeconds`. A huge value, even one beyond a Double (1e400 reads
     /// as infinity), means "no practical limit": the library caps what reaches the kernel. The
     /// words inf and nan are not numbers of seconds: both have an n, which no overflowing number

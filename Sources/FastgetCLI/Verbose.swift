@@ -13,6 +13,8 @@ enum Verbose {
         case .hedge(let range, let won):
             return "hedge on bytes \(range.start)-\(range.end - 1) "
                 + (won ? "won: the slow connection stops there" : "lost: the slow connection got there first")
+        case .connectionsChanged(let count, let reason):
+            return "connections: \(count) (\(reason))"
         case .checkpoint(let bytes):
             return "checkpoint: \(Format.bytes(Double(bytes))) on disk"
         default:

@@ -96,10 +96,13 @@ import Testing
         return seen
     }
 
-    /// probing → failed (404), downloading → failed (403 for a range), downloading → cancelled.
+    /// probing → failed (404), downloading → failed (403 for a range after the probe's GET),
+    /// downloading → cancelled.
     func failuresAndACancelledTransfer(_ downloads: Downloads, _ file: TestFile, _ slow: TestServer) throws -> [Pair] {
         var seen: [Pair] = []
-        let refusing = try TestServer { request in request.method == "GET" ? .status(403) : .file(file) }
+        let refusing = try TestServer { request in
+            request.method == "GET" && request.header("Range") != "bytes=0-" ? .status(403) : .file(file)
+        }
         let missing = try TestServer { _ in .status(404) }
         var (download, log) = try downloads.fresh(missing.url())
         _ = try? download.run()
@@ -144,14 +147,14 @@ import Testing
         var seen: [Pair] = []
         let release = Shared(false)
         let holding = try TestServer { request in
-            if request.method == "HEAD" { _ = eventually { release.current } }
+            if request.header("Range") == "bytes=0-" { _ = eventually { release.current } } // the probe's GET
             return .file(file)
         }
         for stop in [Download.pause, Download.cancel] {
             release.withLock { $0 = false }
             let (download, log) = try downloads.fresh(holding.url())
             download.start()
-            #expect(eventually { log.states.last == .probing && holding.requests.contains { $0.method == "HEAD" } })
+            #expect(eventually { log.states.last == .probing && holding.requests.contains { $0.header("Range") == "bytes=0-" } })
             stop(download)()
             release.withLock { $0 = true }
             #expect(eventually { log.states.last == .paused || log.states.last == .cancelled })

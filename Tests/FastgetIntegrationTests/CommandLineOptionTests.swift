@@ -12,10 +12,13 @@ import Testing
     @Test func theRangesInHelpAndErrorsAreTheParsersRanges() throws {
         let segments = try #require(CommandLineOption.all.first { $0.long == "segments" })
         let range = DownloadOptions.segmentRange
-        #expect(segments.helpLine.contains(", \(range.lowerBound)-\(range.upperBound) ("))
+        #expect(segments.helpLine.contains(", \(range.lowerBound)-\(range.upperBound), or auto ("))
         var invocation = Invocation()
         #expect(throws: UsageError.self) { try segments.apply(String(range.upperBound + 1), name: "-n", to: &invocation) }
         try segments.apply(String(range.upperBound), name: "-n", to: &invocation)
         #expect(invocation.options.segments == range.upperBound)
+        try segments.apply("auto", name: "-n", to: &invocation)
+        #expect(invocation.options.segments == nil)
+        #expect(throws: UsageError.self) { try segments.apply("automatic", name: "-n", to: &invocation) }
     }
 }

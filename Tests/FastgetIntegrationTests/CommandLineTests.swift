@@ -176,7 +176,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("h.bin")) == SHA256.hex(data))
         let requests = server.requests
-        #expect(requests.count >= 3)
+        #expect(requests.count >= 2)
         for request in requests {
             #expect(request.header("X-Trace") == "abc 1" && request.header("Accept-Language") == "de")
             #expect(request.header("User-Agent") == "probe/2.0")
@@ -288,8 +288,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
             in: directory.path, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.first == "fastget: > HEAD \(server.url())", "\(lines)")
-        #expect(lines.contains("fastget: > GET \(server.url()) (bytes=0-1048575)"))
+        #expect(lines.first == "fastget: > GET \(server.url()) (bytes=0-)", "\(lines)")
         #expect(lines.contains("fastget: > GET \(server.url()) (bytes=1048576-2097151)"))
         #expect(lines.contains { $0.hasPrefix("fastget: retry 1: ") })
         #expect(lines.contains { $0.hasPrefix("fastget: checkpoint: ") && $0.hasSuffix(" on disk") })

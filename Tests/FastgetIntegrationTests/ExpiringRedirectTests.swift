@@ -64,15 +64,17 @@ import Testing
         #expect(report.retries == 0, "an expired target is not a failure")
 
         let requests = server.requests
-        // Probe, then one re-resolution: two HEADs of the original URL.
-        #expect(requests.filter { $0.target == "/file" }.map(\.method) == ["HEAD", "HEAD"])
-        // Two ranges from the first target, the other two from the second, each with If-Range:
-        // the same file. (A worker that starts after the re-resolution asks the second target
-        // first; the others asked the first one and were refused.)
+        // The probe's GET, then one re-resolution (a HEAD) of the original URL.
+        #expect(requests.filter { $0.target == "/file" }.map(\.method) == ["GET", "HEAD"])
+        // Two ranges from the first target (the first of them the probe's own GET, from byte 0),
+        // the other two from the second, each with If-Range: the same file. (A worker that
+        // starts after the re-resolution asks the second target first; the others asked the
+        // first one and were refused.)
         let served = requests.filter { $0.method == "GET" && $0.target.hasPrefix("/signed/") }
         #expect((3...4).contains(served.filter { $0.target == "/signed/1" }.count))
         #expect(served.filter { $0.target == "/signed/2" }.count == 2)
-        #expect(served.allSatisfy { $0.header("If-Range") == "\"fastget-test-1\"" })
+        #expect(served.filter { $0.header("Range") != "bytes=0-" }.allSatisfy { $0.header("If-Range") == "\"fastget-test-1\"" })
+        #expect(served.first?.header("Range") == "bytes=0-" && served.first?.target == "/signed/1")
     }
 
     @Test func startsOverWhenTheNewTargetIsAnotherVersion() throws {

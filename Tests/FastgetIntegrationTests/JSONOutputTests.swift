@@ -57,8 +57,8 @@ import Testing
     }
 
     @Test func aSlowConnectionShowsASteal() throws {
-        // The second worker connection crawls: the other takes over its tail.
-        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { $0 == 2 ? 256 * 1024 : 8 * 1_048_576 }))
+        // The second worker's connection (the first is the probe's) crawls: the other takes over its tail.
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { $0 == 1 ? 256 * 1024 : 8 * 1_048_576 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (status, events, _) = try run(["-n", "2", "-o", "s.bin", server.url()], directory)

@@ -19,10 +19,14 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(!FileManager.default.fileExists(atPath: output + ".part"))
 
         let requests = server.requests
-        #expect(requests.first?.method == "HEAD")
-        let ranges = Set(requests.filter { $0.method == "GET" }.compactMap { $0.header("Range") })
+        // No HEAD: the probe is the first range's GET, from byte 0 to the end (its worker stops
+        // at 262145).
+        #expect(requests.allSatisfy { $0.method == "GET" })
+        #expect(requests.first?.header("Range") == "bytes=0-")
+        let ranges = Set(requests.compactMap { $0.header("Range") })
         // 1 MiB + 3 bytes over 4: 262145, 262145, 262145, 262144 bytes.
-        #expect(ranges == ["bytes=0-262144", "bytes=262145-524289", "bytes=524290-786434", "bytes=786435-1048578"])
+        #expect(ranges == ["bytes=0-", "bytes=262145-524289", "bytes=524290-786434", "bytes=786435-1048578"])
+        #expect(requests.count == 4)
         for request in requests {
             #expect(request.header("Host") == "127.0.0.1:\(server.port)")
             #expect(request.header("User-Agent") == "fastget/\(Fastget.version)")
@@ -40,14 +44,14 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(server.requests.allSatisfy { $0.header("Host") == "[::1]:\(server.port)" })
     }
 
-    @Test func reusesTheProbeConnectionForTheTransfer() throws {
+    @Test func theProbesGetCarriesASmallFile() throws {
         let server = try TestServer(file: TestFile(Array(data.prefix(1000))))
         let (result, directory, output) = try download(server.url(), segments: 1)
         defer { directory.remove() }
         _ = try result.get()
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data.prefix(1000)))
-        #expect(server.requests.map(\.method) == ["HEAD", "GET"])
-        #expect(server.requests.map(\.connection) == [0, 0])
+        #expect(server.requests.map(\.method) == ["GET"])
+        #expect(server.requests.map { $0.header("Range") } == ["bytes=0-"])
         #expect(server.connectionCount == 1)
     }
 
@@ -61,22 +65,26 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(try result.get().workers == 1)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
         let gets = server.requests.filter { $0.method == "GET" }
-        // The bytes=0-0 probe is answered with 200; then exactly one plain GET.
-        #expect(gets.map { $0.header("Range") } == ["bytes=0-0", nil])
+        // The probe's bytes=0- is answered with 200 and the whole file: that answer is the stream.
+        #expect(gets.map { $0.header("Range") } == ["bytes=0-"])
+        #expect(server.requests.count == 1)
     }
 
     @Test func probesWithARangedGetWhenHeadIsRefused() throws {
+        // The probe's GET meets 501, so the HEAD probe runs, meets 405, and asks for byte 0.
         var file = TestFile(data)
         file.allowsHead = false
-        let server = try TestServer(file: file)
+        let served = file
+        let server = try TestServer { request in request.header("Range") == "bytes=0-" ? .status(501) : .file(served) }
         let (result, directory, output) = try download(server.url(), segments: 2)
         defer { directory.remove() }
         #expect(try result.get().workers == 2)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
         let requests = server.requests
-        #expect(requests.prefix(2).map(\.method) == ["HEAD", "GET"])
-        #expect(requests[1].header("Range") == "bytes=0-0")
-        #expect(Set(requests.dropFirst(2).compactMap { $0.header("Range") }) == ["bytes=0-524289", "bytes=524290-1048578"])
+        #expect(requests.prefix(3).map(\.method) == ["GET", "HEAD", "GET"])
+        #expect(requests[2].header("Range") == "bytes=0-0")
+        #expect(Set(requests.dropFirst(3).compactMap { $0.header("Range") }) == ["bytes=0-524289", "bytes=524290-1048578"])
+        #expect(requests.count == 5)
     }
 
     @Test(arguments: [TestFile.Framing.chunked(chunkSize: 7001), .untilClose])
@@ -128,7 +136,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(try result.get().retries == 1)
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
         let ranges = server.requests.filter { $0.method == "GET" }.map { $0.header("Range") }
-        #expect(ranges == ["bytes=0-1048578", "bytes=100000-1048578"])
+        #expect(ranges == ["bytes=0-", "bytes=100000-1048578"])
     }
 
     @Test func refusesToReplaceAnExistingFile() throws {
@@ -147,7 +155,7 @@ private let data = testBytes(count: (1 << 20) + 3)
 
     @Test func cancelStopsTheTransferAndKeepsThePartFile() throws {
         let server = try TestServer { request in
-            request.method == "HEAD" ? .file(TestFile(data)) : .hang
+            request.header("Range") == "bytes=0-" ? probeHeadOnly(length: data.count) : .hang
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -162,9 +170,9 @@ private let data = testBytes(count: (1 << 20) + 3)
         }
         thread.start()
         started.wait()
-        // Wait (bounded) until the workers' requests have arrived, then cancel.
+        // Wait (bounded) until the workers' requests (after the probe's) have arrived, then cancel.
         let deadline = Date().addingTimeInterval(10)
-        while server.requests.filter({ $0.method == "GET" }).isEmpty && Date() < deadline { usleep(1000) }
+        while server.requests.filter({ $0.method == "GET" }).count < 2 && Date() < deadline { usleep(1000) }
         download.cancel()
         let finished = Date().addingTimeInterval(10)
         while result.withLock({ $0.isEmpty }) && Date() < finished { usleep(1000) }

@@ -23,7 +23,9 @@ private let data = testBytes(count: (1 << 20) + 3)
         let report = try result.get()
         #expect(report.resource.url.target == "/b/final.bin")
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
-        #expect(server.requests.filter { $0.header("Range") != nil }.allSatisfy { $0.target == "/b/final.bin" })
+        // The probe's GET (bytes=0-) followed the chain; every other range went to the final URL.
+        #expect(server.requests.filter { $0.header("Range") != nil && $0.header("Range") != "bytes=0-" }.allSatisfy { $0.target == "/b/final.bin" })
+        #expect(server.requests.map(\.target).prefix(4) == ["/start", "/a/one", "/a/two", "/b/final.bin"])
     }
 
     @Test func detectsRedirectLoops() throws {

@@ -26,6 +26,14 @@ func rawResponse(_ head: String, _ body: some Collection<UInt8> = []) -> TestRes
     .raw(Array(head.utf8) + Array(body))
 }
 
+/// The answer to the probe's `bytes=0-` GET for a file of `length` bytes: its head, then the
+/// connection closes (the worker that takes it finds the body cut short and asks again).
+func probeHeadOnly(length: Int, etag: String = "\"fastget-test-1\"") -> TestResponse {
+    rawResponse(
+        "HTTP/1.1 206 Partial Content\r\nETag: \(etag)\r\nContent-Range: bytes 0-\(length - 1)/\(length)\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
+    )
+}
+
 /// How many GETs without a Range header (whole-body requests) the server saw.
 func plainGets(_ server: TestServer) -> Int {
     server.requests.filter { $0.method == "GET" && $0.header("Range") == nil }.count

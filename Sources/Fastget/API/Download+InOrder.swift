@@ -17,6 +17,7 @@ extension Download {
     ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
+        options.segments = SegmentPlan.fixedCount(options)
         options.stealing = false
         options.hedging = false
         let segmented = resource.isSegmentable

@@ -6,11 +6,22 @@ extension Download {
     /// dropped connection) is retried like a range request: up to `options.retries` times,
     /// after the server's `Retry-After` or the same back-off.
     func probe(_ requester: Requester) throws(FastgetError) -> RemoteResource {
+        try probe(requester, opening: false).resource
+    }
+
+    /// `probe`, or with `opening` the probe's GET whose answer also carries the file (see
+    /// `Prober.open`), falling back to the HEAD probe for an answer it cannot use.
+    func probe(_ requester: Requester, opening: Bool) throws(FastgetError) -> (resource: RemoteResource, opened: OpenedResponse?) {
         var failures = 0
         while true {
-            let resource: RemoteResource
+            let found: (RemoteResource, OpenedResponse?)
             do {
-                resource = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) }).probe(url)
+                let prober = Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) })
+                if opening, let answer = try prober.open(url) {
+                    found = answer
+                } else {
+                    found = (try prober.probe(url), nil)
+                }
             } catch {
                 requester.events.take().forEach(hub.publish)
                 let failure = FastgetError.from(error, url: url)
@@ -24,9 +35,12 @@ extension Download {
                 continue
             }
             requester.events.take().forEach(hub.publish)
-            hub.publish(.sizeKnown(resource.length))
-            if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
-            return resource
+            hub.publish(.sizeKnown(found.0.length))
+            if let stop = control.withLock({ $0.stop }) {
+                found.1?.connection.shutdown()
+                throw FastgetError(.cancelled, stop.reason)
+            }
+            return found
         }
     }
 

@@ -34,7 +34,10 @@ extension Download {
         defer { ownership?.release() }
         while true {
             advance(to: .probing)
-            let resource = try probe(requester)
+            let (resource, opened) = try probe(requester, opening: restarts == 0 && !singleStream && mayOpen())
+            // The probe's answer, unread, until a transfer takes it: closed on every other way out.
+            var unread = opened
+            defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: resource, ownership: &ownership)
             guard
                 let start = try StartPoint.prepare(
@@ -46,18 +49,14 @@ extension Download {
                     path: destination, bytes: length, started: started, workers: 0, connector: connector,
                     resumedBytes: length, resource: resource)
             }
-            let transfer = Transfer(
-                requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
-                validator: start.segmented ? Validator(resource) : nil)
+            let transfer = makeTransfer(requester, resource, start, taking: &unread)
+            defer { transfer.closeOpened() }
             begin(
                 transfer, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
                 resumedBytes: start.resumedBytes)
             defer { control.withLock { $0.transfer = nil } }
 
-            let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
-            let coordinator = Coordinator(
-                transfer: transfer, table: start.table, workers: workers,
-                checkpointer: start.checkpointer, segmented: start.segmented, started: started)
+            let coordinator = coordinator(for: transfer, start, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
             } catch let error where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
@@ -76,10 +75,49 @@ extension Download {
             }
             let length = try finish(start, transfer: transfer, buffers: coordinator.buffers)
             return report(
-                path: destination, bytes: length, started: started, workers: workers,
+                path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
                 table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
                 resource: resource)
         }
+    }
+
+    /// The transfer from `start`, given the probe's unread answer when it can use it: only a
+    /// fresh start reads the file from byte 0 (a resumed one has bytes there).
+    private func makeTransfer(
+        _ requester: Requester, _ resource: RemoteResource, _ start: StartPoint, taking unread: inout OpenedResponse?
+    ) -> Transfer {
+        let handed = start.resumedBytes == 0 && unread?.ranged == start.segmented ? unread : nil
+        if handed != nil { unread = nil }
+        let transfer = Transfer(
+            requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
+            validator: start.segmented ? Validator(resource) : nil, opened: handed)
+        if let handed { transfer.latency.record(handed.latency) }
+        return transfer
+    }
+
+    /// The pass over `start`: a fixed count of workers, or an automatic one for a ranged
+    /// download without `options.segments`.
+    private func coordinator(for transfer: Transfer, _ start: StartPoint, started: Double) -> Coordinator {
+        let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
+        return Coordinator(
+            transfer: transfer, table: start.table, workers: workers,
+            checkpointer: start.checkpointer, segmented: start.segmented, started: started,
+            automatic: start.segmented && options.segments == nil
+                ? Coordinator.AutomaticCount(maximum: maximumConnections, allowance: UnlimitedAllowance()) : nil)
+    }
+
+    /// The most connections an automatic count grows to.
+    var maximumConnections: Int { 16 }
+
+    /// Whether the probe may be the file's first GET (`Prober.open`): when nothing of an
+    /// earlier run or another file is at the destination, whose handling needs the file's
+    /// identity before any byte of it (a journal to resume, `-c`, a file to refuse), and the
+    /// file is not written out in order.
+    private func mayOpen() -> Bool {
+        guard options.outputDescriptor == nil, !options.continuePartial else { return false }
+        let files = SidecarFiles(destination)
+        return (options.overwrite || !FileSystem.exists(destination)) && !FileSystem.exists(files.part)
+            && !FileSystem.exists(files.journal)
     }
 
     /// The destination for `resource` (the name its `Content-Disposition` gives, when the user

@@ -15,23 +15,39 @@ struct Coordinator {
 
     init(
         transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: (any Checkpointing)?, segmented: Bool,
-        started: Double, window: ReorderWindow? = nil
+        started: Double, window: ReorderWindow? = nil, automatic: AutomaticCount? = nil
     ) {
         precondition(workers >= 1)
         self.transfer = transfer
         self.table = table
         self.workers = workers
-        buffers = BufferPool(count: workers, size: transfer.options.bufferSize)
+        self.automatic = automatic
+        buffers = BufferPool(count: max(workers, automatic?.maximum ?? 1), size: transfer.options.bufferSize)
         self.checkpointer = checkpointer
         self.segmented = segmented
         self.started = started
         self.window = window
     }
 
+    /// An automatic connection count: up to `maximum`, each connection past the first few
+    /// reserved from `allowance` (the per-host cap shared with other downloads).
+    struct AutomaticCount {
+        let maximum: Int
+        let allowance: any ConnectionAllowance
+    }
+    let automatic: AutomaticCount?
+
     /// Returns when every worker has ended; throws the first failure, or `.cancelled`.
     func run(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
+        if runsInline { return try runInline(progress: progress, events: events) }
         let options = transfer.options
-        let threads = startWorkers()
+        let crew = WorkerCrew(
+            transfer: transfer, table: table, buffers: buffers, segmented: segmented,
+            splice: segmented && transfer.resource.url.scheme == .http && window == nil)
+        var governor = automatic.map { _ in ConnectionGovernor(maximum: buffers.count, initial: workers, now: MonotonicClock.seconds()) }
+        var reserved = automatic?.allowance.reserve(workers) ?? 0
+        defer { automatic?.allowance.release(reserved) }
+        crew.grow(to: workers)
         var lastReport = 0.0
         var lastTick = MonotonicClock.seconds()
         // The first checkpoint comes early — after a fraction of a second or the first MiB —
@@ -73,8 +89,10 @@ struct Coordinator {
                 lastReport = now
                 progress(snapshot())
             }
+            if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now) }
+            crew.reap()
         }
-        for thread in threads { thread.join() }
+        crew.joinAll()
         if let window, transfer.control.failure == nil, !transfer.control.isStopped {
             do throws(FastgetError) {
                 while window.hasPending { try window.drain(waiting: 0) }
@@ -88,27 +106,81 @@ struct Coordinator {
         progress(snapshot())
     }
 
-    /// Starts one thread per worker; a thread that cannot start fails the transfer (those
-    /// started already see the stop and end).
-    private func startWorkers() -> [PosixThread] {
-        var threads: [PosixThread] = []
-        transfer.runningWorkers.store(workers, ordering: .releasing)
-        let splice = segmented && transfer.resource.url.scheme == .http && window == nil
-        for id in 0..<workers {
-            do {
-                threads.append(
-                    try PosixThread { [transfer, table, buffers, segmented] in
-                        let worker = SegmentWorker(id: id, transfer: transfer, buffer: buffers.buffer(id), splice: splice)
-                        if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
-                        transfer.workerFinished()
-                    })
-            } catch {
-                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
-                transfer.runningWorkers.subtract(workers - id, ordering: .releasing)
-                break
+    /// A file this small is fetched on the calling thread: one request, no worker thread, no
+    /// checkpoint but the last (it takes a fraction of a second at any usable speed).
+    static let inlineLimit: Int64 = 256 * 1024
+
+    private var runsInline: Bool {
+        guard workers == 1, window == nil else { return false }
+        let remaining = segmented ? table.segments.reduce(0) { $0 + max(0, $1.remaining) } : transfer.resource.length ?? .max
+        return remaining <= Coordinator.inlineLimit
+    }
+
+    private func runInline(progress: (DownloadProgress) -> Void, events: ([DownloadEvent]) -> Void) throws(FastgetError) {
+        transfer.runningWorkers.store(1, ordering: .releasing)
+        transfer.mostWorkers.max(1, ordering: .relaxed)
+        let worker = SegmentWorker(slot: WorkerSlot(id: 0), transfer: transfer, buffer: buffers.buffer(0), splice: false)
+        // Between reads, the worker does the coordinator's rounds on this thread: progress and
+        // events every interval, a checkpoint every checkpoint interval (on a slow link even a
+        // small file takes a while).
+        let interval = transfer.options.progressInterval
+        var lastReport = MonotonicClock.seconds()
+        var nextCheckpoint = lastReport + transfer.options.checkpointInterval
+        withoutActuallyEscaping(progress) { progress in
+            withoutActuallyEscaping(events) { events in
+                worker.tick = { [self] in
+                    let now = MonotonicClock.seconds()
+                    guard now - lastReport >= interval else { return }
+                    lastReport = now
+                    if let checkpointer, now >= nextCheckpoint {
+                        nextCheckpoint = now + transfer.options.checkpointInterval
+                        if let bytes = try? checkpointer.checkpoint(table) { transfer.post(.checkpoint(bytesOnDisk: bytes)) }
+                    }
+                    let posted = transfer.takeEvents()
+                    if !posted.isEmpty { events(posted) }
+                    progress(snapshot())
+                }
+                if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
+                worker.tick = nil
             }
         }
-        return threads
+        transfer.workerFinished()
+        let posted = transfer.takeEvents()
+        if !posted.isEmpty { events(posted) }
+        try throwIfStoppedShort()
+        progress(snapshot())
+    }
+
+    /// Applies the governor's next change: more workers (as many as the allowance grants), or
+    /// fewer (the newest retire, their connections' slots go back to the allowance).
+    private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double) {
+        guard !transfer.control.isStopped, let automatic else { return }
+        let remaining = max(0, (transfer.resource.length ?? 0) - table.bytesWritten)
+        guard
+            let change = governor.tick(
+                now: now, bytes: table.bytesWritten, streaming: crew.streaming, remaining: remaining,
+                latency: transfer.latency.seconds)
+        else { return }
+        let active = crew.active
+        var count = change.count
+        var reason = change.reason
+        if count > active {
+            let granted = automatic.allowance.reserve(count - active)
+            reserved += granted
+            if active + granted < count {
+                count = active + granted
+                governor.limited(to: count, now: now)
+                reason += "; the host's connection cap allows \(count)"
+            }
+            guard count > active else { return }
+            crew.grow(to: count, initialSpeed: table.throughput.load(ordering: .relaxed) / Int64(max(1, active)))
+        } else if count < active {
+            crew.shrink(to: count)
+            let freed = min(reserved, active - count)
+            automatic.allowance.release(freed)
+            reserved -= freed
+        }
+        transfer.post(.connectionsChanged(count: count, reason: reason))
     }
 
     /// Throws the first failure, or `.cancelled`, when the pass stopped short — after a last

@@ -57,6 +57,52 @@ struct Prober {
         }
     }
 
+    /// The first request of a fresh download, which does the probe's job and carries the file:
+    /// `GET` with `Range: bytes=0-`. A 206 whose `Content-Range` is exactly `0-(L-1)/L` gives
+    /// length, range support and validators, and its body is the file from byte 0; a 2xx
+    /// without a range but with a Content-Length is the whole file from a server without
+    /// ranges. Either answer is returned unread for the transfer. A `416` with `bytes */0` is
+    /// an empty file.
+    ///
+    /// Returns nil for any other answer the HEAD probe may understand better (405, 501, a
+    /// `Content-Range` that is not the whole file, an unknown complete length, a body without
+    /// a length): the caller closes it and probes as before. Statuses that are errors for any request throw as the probe would.
+    func open(_ start: HTTPURL) throws -> (RemoteResource, OpenedResponse?)? {
+        defer { track(nil) }
+        let sent = MonotonicClock.seconds()
+        let (connection, head, url) = try follow("GET", from: start, extra: [("Range", "bytes=0-")])
+        let latency = MonotonicClock.seconds() - sent
+        switch head.status {
+        case 206:
+            guard let range = try? head.contentRange(), range.first == 0, let length = range.completeLength, length > 0,
+                range.last == length - 1, head.hasTransferEncoding || head.contentLength == nil || head.contentLength == length
+            else { break }
+            let opened = OpenedResponse(connection: connection, head: head, ranged: true, latency: latency)
+            return (resource(url, head, length: length, ranges: true), opened)
+        case 416:
+            let range = try? head.contentRange()
+            guard let range, range.first == nil, range.completeLength == 0 else { break }
+            connection.discardBody(deadline: requester.ioDeadline)
+            requester.pool.park(connection)
+            return (resource(url, head, length: 0, ranges: false), nil)
+        case 204, 405, 501:
+            connection.discardBody(deadline: requester.ioDeadline)
+            requester.pool.park(connection)
+            return nil
+        case 200...299:
+            // Without a Content-Length, the HEAD probe may still announce the length that
+            // tells a stream cut short from a whole one; ask it.
+            guard !head.hasTransferEncoding, let length = head.contentLength else { break }
+            let opened = OpenedResponse(connection: connection, head: head, ranged: false, latency: latency)
+            return (resource(url, head, length: length, ranges: false), opened)
+        default:
+            connection.shutdown()
+            throw FastgetError.status(head, url: url)
+        }
+        connection.shutdown()
+        return nil
+    }
+
     /// Hands the probe's connection to the transfer only when the file fits in one small segment,
     /// where saving a connect matters most. Otherwise every segment gets a fresh connection:
     /// rate-limiting servers may pace a connection's second request slower than a new one's
@@ -109,4 +155,14 @@ struct Prober {
             url = next
         }
     }
+}
+
+/// An answer to the probe's GET whose body has not been read: the file from byte 0, ranged
+/// (206, for the worker fetching from byte 0) or whole (2xx, for the single stream).
+struct OpenedResponse: Sendable {
+    let connection: HTTPConnection
+    let head: ResponseHead
+    let ranged: Bool
+    /// Seconds from sending the request to its answer's head (a new connection's setup included).
+    let latency: Double
 }

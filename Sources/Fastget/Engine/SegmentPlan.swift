@@ -1,15 +1,22 @@
 package enum SegmentPlan {
     /// The ranges a fresh download of `length` bytes starts with: `options.segments` of them,
-    /// none smaller than `options.minimumSegmentSize`.
+    /// none smaller than `options.minimumSegmentSize`. With an automatic count, one: the first
+    /// connection streams the whole file, and each connection added later takes over the second
+    /// half of the range with the longest time to go. (Without stealing, 16 ranges for the
+    /// added connections to claim.)
     static func ranges(length: Int64, options: DownloadOptions) -> [ByteRange] {
-        tiles(length: length, segments: options.segments, minimumSize: options.minimumSegmentSize)
+        tiles(length: length, segments: options.segments ?? (options.stealing ? 1 : 16), minimumSize: options.minimumSegmentSize)
     }
 
-    /// Worker threads for a table with `unfinished` segments: one per unfinished segment, up to
-    /// `options.segments` (a resumed journal may hold more segments, from steals, than that).
+    /// Worker threads to start with for a table with `unfinished` segments: one per unfinished
+    /// segment, up to `options.segments` (a resumed journal may hold more segments, from steals,
+    /// than that); one with an automatic count, which adds the others as they help.
     static func workers(unfinished: Int, options: DownloadOptions) -> Int {
-        min(options.segments, max(1, unfinished))
+        min(options.segments ?? 1, max(1, unfinished))
     }
+
+    /// The fixed count where an automatic one does not apply (a file written out in order).
+    static func fixedCount(_ options: DownloadOptions) -> Int { options.segments ?? 8 }
 
     /// Splits `[0, length)` into at most `segments` contiguous ranges of nearly equal size, none
     /// smaller than `minimumSize` (except when the whole file is smaller). The ranges tile the

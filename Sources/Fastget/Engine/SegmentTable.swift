@@ -39,6 +39,12 @@ final class SegmentTable: Sendable {
         }
     }
 
+    /// Hands `segment` back unowned (its worker retired): the next worker to claim continues
+    /// it from its watermark.
+    func release(_ segment: Segment) {
+        structure.withLock { _ in segment.owned.store(false, ordering: .relaxed) }
+    }
+
     /// Takes over the tail of the owned segment with the longest estimated time to finish
     /// (remaining bytes over its measured speed). The split is chosen so that victim and thief
     /// finish together at their speeds (an even split when either speed is unknown); what the

@@ -6,6 +6,8 @@
 /// (and anything `splice` refuses) is read into this worker's pool buffer and `pwrite`n.
 final class SegmentWorker {
     let id: Int
+    /// The coordinator's handle on this worker: a retirement asked for, first bytes delivered.
+    let slot: WorkerSlot
     let transfer: Transfer
     let buffer: UnsafeMutableRawBufferPointer
     /// This worker's pipe for `splice`; nil when splicing is off or failed once.
@@ -15,8 +17,12 @@ final class SegmentWorker {
     /// a per-connection cap); a pooled one could hand a fast worker the slow connection.
     private var kept: HTTPConnection?
 
-    init(id: Int, transfer: Transfer, buffer: UnsafeMutableRawBufferPointer, splice: Bool) {
-        self.id = id
+    /// - Parameter initialSpeed: what this worker offers as a thief until it measured its own
+    ///   speed (a worker added to running ones: about what each of them carries).
+    init(slot: WorkerSlot, transfer: Transfer, buffer: UnsafeMutableRawBufferPointer, splice: Bool, initialSpeed: Int64 = 0) {
+        id = slot.id
+        self.slot = slot
+        self.initialSpeed = initialSpeed
         self.transfer = transfer
         self.buffer = buffer
         url = transfer.url
@@ -24,7 +30,11 @@ final class SegmentWorker {
     }
 
     /// Where this worker's current request goes (the transfer's URL when it was sent).
-    private var url: HTTPURL
+    var url: HTTPURL
+    private let initialSpeed: Int64
+
+    /// The coordinator asked this worker to end (an automatic count went down).
+    private var retiring: Bool { slot.retire.load(ordering: .acquiring) }
 
     /// Bytes after a victim's watermark that a steal leaves with it: about what may already be
     /// on its way into the victim's buffer. (Correctness does not depend on it: a victim keeps
@@ -38,8 +48,8 @@ final class SegmentWorker {
         let minimum = max(SegmentWorker.minimumSteal, transfer.options.minimumSegmentSize / 32)
         let stealing = transfer.options.stealing
         var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
-        var speed: Int64 = 0
-        while !transfer.control.isStopped {
+        var speed = initialSpeed
+        while !transfer.control.isStopped && !retiring {
             let claimed = table.claim()
             if let segment = claimed ?? (stealing ? steal(from: table, minimum: minimum, speed: speed) : nil) {
                 if claimed == nil { transfer.post(.steal(ByteRange(start: segment.start, end: segment.end.load(ordering: .relaxed)))) }
@@ -51,9 +61,19 @@ final class SegmentWorker {
                     transfer.control.fail(error)
                     return
                 }
+                if retiring {
+                    table.release(segment) // what is left of it goes to the next worker to claim
+                    return
+                }
                 continue
             }
-            guard hedgesLeft > 0, !table.isComplete else { return }
+            if table.isComplete { return }
+            guard hedgesLeft > 0 else {
+                // Nothing to take now, but a worker that retires hands its range back: stay
+                // until every byte is in.
+                transfer.control.sleep(seconds: SegmentWorker.idlePoll)
+                continue
+            }
             guard
                 let hedge = table.hedge(
                     minimum: SegmentWorker.minimumHedge, reserve: SegmentWorker.hedgeReserve,
@@ -65,7 +85,12 @@ final class SegmentWorker {
             }
             measuredSpeed = 0
             do {
-                if try !run(hedge, table: table) {
+                let won = try run(hedge, table: table)
+                if retiring {
+                    if won { table.release(hedge.tail) }
+                    return
+                }
+                if !won {
                     hedgesLeft -= 1
                     transfer.control.sleep(seconds: SegmentWorker.idlePoll)
                 }
@@ -127,6 +152,12 @@ final class SegmentWorker {
         return won
     }
 
+    /// Whether this worker has written body bytes (told to the coordinator once).
+    private var streamed = false
+
+    /// Called after every write when the worker runs on the coordinator's thread (a small file).
+    var tick: (() -> Void)?
+
     /// The body bytes per second of this worker's last completed range (0 when too short to
     /// tell): what it offers as a thief, since a connection's speed belongs to it.
     private var measuredSpeed: Int64 = 0
@@ -186,18 +217,11 @@ final class SegmentWorker {
     private func fetch(_ segment: Segment) throws {
         let start = segment.written.load(ordering: .acquiring)
         let end = segment.end.load(ordering: .acquiring)
-        guard start < end else { return }
+        guard start < end, !retiring else { return }
         url = transfer.url
         let range = ByteRange(start: start, end: end)
-        var fields = [(name: "Range", value: range.headerValue)]
-        if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
-        let request = transfer.requester.request("GET", url, extra: fields)
-        let sent = MonotonicClock.seconds()
-        let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }
-        transfer.latency.record(MonotonicClock.seconds() - sent)
-        kept = nil
+        let connection = try answer(range)
         defer { transfer.control.connections.track(id, nil) }
-        try transfer.checkRange(head, for: range, url: url, connection: connection)
         transfer.location.served(url)
         let bodyStarted = MonotonicClock.seconds()
 
@@ -205,6 +229,7 @@ final class SegmentWorker {
         // stops exactly there (the rest of this response then goes unused).
         var offset = start
         while offset < segment.end.load(ordering: .acquiring) {
+            if retiring && pendingCommit == nil { break } // the rest goes back to the table
             var limit = segment.end.load(ordering: .acquiring) - offset
             var allowance = 0
             if let limiter = transfer.limiter {
@@ -242,9 +267,14 @@ final class SegmentWorker {
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
+            if !streamed {
+                streamed = true
+                slot.streamed.store(true, ordering: .relaxed)
+            }
+            tick?()
         }
         if offset < end {
-            // Stolen from: the body continues past our new end.
+            // Stolen from, or retiring: the body continues past where this worker stops.
             connection.shutdown()
             return
         }
@@ -258,6 +288,28 @@ final class SegmentWorker {
         } else {
             connection.shutdown()
         }
+    }
+
+    /// The checked answer to a request for `range`: the probe's own GET when the range starts at
+    /// byte 0 and nobody took it yet, else a range request on this worker's kept connection, a
+    /// pooled one or a new one.
+    private func answer(_ range: ByteRange) throws -> HTTPConnection {
+        if range.start == 0, let opened = transfer.takeOpened(ranged: true) {
+            // Its answer was checked to be this file from byte 0 to its end; this worker reads
+            // it up to the segment's end.
+            transfer.control.connections.track(id, opened.connection)
+            transfer.noticeEncoding(opened.head)
+            return opened.connection
+        }
+        var fields = [(name: "Range", value: range.headerValue)]
+        if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
+        let request = transfer.requester.request("GET", url, extra: fields)
+        let sent = MonotonicClock.seconds()
+        let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }
+        transfer.latency.record(MonotonicClock.seconds() - sent)
+        kept = nil
+        try transfer.checkRange(head, for: range, url: url, connection: connection)
+        return connection
     }
 
     /// Moves up to `limit` body bytes socket → pipe → file; returns how many (0 at the end of
@@ -320,61 +372,6 @@ final class SegmentWorker {
             connection.shutdown()
         }
         return usable
-    }
-
-    private func fetchWhole(_ progress: Segment) throws -> Int64 {
-        url = transfer.url
-        let request = transfer.requester.request("GET", url)
-        let (connection, head) = try transfer.requester.send(request) { transfer.control.connections.track(id, $0) }
-        defer { transfer.control.connections.track(id, nil) }
-        guard (200...299).contains(head.status), head.status != 206 else {
-            connection.shutdown()
-            throw FastgetError.status(head, url: url)
-        }
-        transfer.noticeEncoding(head)
-        let expected = try streamLength(head, connection: connection)
-        var offset: Int64 = 0
-        while true {
-            var want = buffer.count
-            if let limiter = transfer.limiter {
-                want = limiter.take(upTo: want) { transfer.control.isStopped }
-                if want == 0 { throw FastgetError(.cancelled, transfer.control.stopReason) }
-            }
-            let count = try connection.readBody(
-                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]),
-                deadline: transfer.requester.ioDeadline)
-            transfer.limiter?.giveBack(want - count)
-            if count == 0 { break }
-            if let expected, offset + Int64(count) > expected {
-                connection.shutdown()
-                throw FastgetError(.protocolViolation, "server sent more than the \(expected) bytes it announced (\(url))")
-            }
-            try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
-            offset += Int64(count)
-            progress.written.store(offset, ordering: .releasing)
-        }
-        // A body that runs to the close cannot tell a dropped connection from its end; a known
-        // length can. Short is a failed attempt (the retry starts over), never a complete file.
-        if let expected, offset < expected {
-            throw TransferError.truncatedBody(received: offset, expected: expected)
-        }
-        transfer.requester.pool.park(connection)
-        return offset
-    }
-
-    /// The length a single stream's body must have, when anyone said: the response's
-    /// Content-Length, else the probe's. A response announcing another length than the probe
-    /// found means the file changed in between: the download starts over.
-    private func streamLength(_ head: ResponseHead, connection: HTTPConnection) throws -> Int64? {
-        let announced = head.hasTransferEncoding ? nil : head.contentLength
-        guard let probed = transfer.resource.length else { return announced }
-        if let announced, announced != probed {
-            connection.shutdown()
-            let error = FastgetError(.protocolViolation, "the file changed on the server (it is \(announced) bytes now, not \(probed))")
-            transfer.control.failBecauseChanged(error)
-            throw error
-        }
-        return probed
     }
 }
 

@@ -20,16 +20,22 @@ final class Transfer: Sendable {
     let latency = LatencyEstimate()
 
     let runningWorkers = Atomic<Int>(0)
+    /// The most workers that ran at once (an automatic count varies).
+    let mostWorkers = Atomic<Int>(0)
     let retries = Atomic<Int>(0)
     /// For a single stream: the number of bytes the body turned out to have.
     let streamedLength = Atomic<Int64>(-1)
     /// Whether the notice about an unasked-for Content-Encoding went out (once is enough).
     let encodingNoticed = Atomic<Bool>(false)
+    /// The probe's own GET, answered and not yet read: the first worker to fetch from byte 0
+    /// takes it instead of sending a request.
+    private let opened: Locked<OpenedResponse?>
 
     init(
         requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
-        validator: Validator?
+        validator: Validator?, opened: OpenedResponse? = nil
     ) {
+        self.opened = Locked(opened)
         self.requester = requester
         limiter = options.rateLimit.map { RateLimiter(bytesPerSecond: $0) }
         location = Location(original: originalURL, current: resource.url)
@@ -41,6 +47,21 @@ final class Transfer: Sendable {
 
     /// Where requests go now.
     var url: HTTPURL { location.url }
+
+    /// The probe's answer, for a ranged (206 from byte 0) or a whole-file (200) read; nil when
+    /// it is gone or of the other kind.
+    func takeOpened(ranged: Bool) -> OpenedResponse? {
+        opened.withLock { opened in
+            guard let response = opened, response.ranged == ranged else { return nil }
+            opened = nil
+            return response
+        }
+    }
+
+    /// Closes the probe's answer if no worker took it.
+    func closeOpened() {
+        opened.withLock { $0.take() }?.connection.shutdown()
+    }
 
     /// Events from the workers, for the coordinator to publish (observers never run on a worker).
     func post(_ event: DownloadEvent) { requester.events.post(event) }

@@ -22,6 +22,9 @@ public enum DownloadEvent: Sendable {
     case steal(ByteRange)
     /// An idle connection raced a slow one for this range: `won` when it delivered first.
     case hedge(ByteRange, won: Bool)
+    /// An automatic connection count changed (`DownloadOptions.segments` nil): how many
+    /// connections the download uses now, and why.
+    case connectionsChanged(count: Int, reason: String)
     /// The journal now records this many bytes as safely on disk.
     case checkpoint(bytesOnDisk: Int64)
     case progress(DownloadProgress)

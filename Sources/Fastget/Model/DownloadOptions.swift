@@ -1,8 +1,11 @@
 /// What to download and how.
 public struct DownloadOptions: Sendable {
-    /// Parallel byte ranges (1…64). Small files use fewer: each segment is at least
+    /// Parallel connections (1…64), fixed for the whole download; nil (the default) chooses
+    /// the count as it goes: one connection first, more while each added one raises the
+    /// measured throughput by a meaningful share, up to the session's per-host cap, and back
+    /// down when they do not help. Small files use fewer: each segment is at least
     /// `minimumSegmentSize` bytes.
-    public var segments: Int = 8
+    public var segments: Int?
     /// The smallest range worth its own connection.
     public var minimumSegmentSize: Int64 = 1 << 20
     /// The output path; nil means the URL's file name in `directory`.
@@ -71,14 +74,14 @@ public struct DownloadOptions: Sendable {
     /// the file stays as `NAME.part`).
     public var checksum: Checksum?
 
-    /// The defaults: 8 segments, 5 retries, 15 s to connect, 30 s per read, verification on.
+    /// The defaults: an automatic connection count, 5 retries, 15 s to connect, 30 s per read, verification on.
     public init() {}
 
     /// The allowed segment counts.
     public static let segmentRange = 1...64
 
     func validate() throws(FastgetError) {
-        guard DownloadOptions.segmentRange.contains(segments) else {
+        if let segments, !DownloadOptions.segmentRange.contains(segments) {
             throw FastgetError(.usage, "segments must be between 1 and 64 (got \(segments))")
         }
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }

@@ -1,0 +1,14 @@
+/// Connections a download may hold to its host, shared with the other downloads to that host
+/// (a session's per-host cap). Never blocks: it grants what is free now.
+protocol ConnectionAllowance: Sendable {
+    /// Takes up to `count` connections; returns how many were granted (possibly 0).
+    func reserve(_ count: Int) -> Int
+    /// Gives back `count` connections taken earlier.
+    func release(_ count: Int)
+}
+
+/// No cap beyond the download's own.
+struct UnlimitedAllowance: ConnectionAllowance {
+    func reserve(_ count: Int) -> Int { count }
+    func release(_ count: Int) {}
+}

@@ -1,0 +1,95 @@
+import Synchronization
+
+/// One worker's place in a pass: its buffer index and id, and the flags the coordinator and
+/// the worker share.
+final class WorkerSlot: Sendable {
+    let id: Int
+    /// Set by the coordinator: end at the next read, handing the segment back to the table.
+    let retire = Atomic<Bool>(false)
+    /// Set by the worker once it has written body bytes.
+    let streamed = Atomic<Bool>(false)
+    /// Set by the worker's thread as its last act.
+    let finished = Atomic<Bool>(false)
+
+    init(id: Int) { self.id = id }
+}
+
+/// The worker threads of one pass, run by the coordinator thread only: started up to the
+/// buffer pool's size, retired newest first, and joined once they end. A slot (its id and
+/// buffer) is used again only after its thread was joined.
+final class WorkerCrew {
+    private let transfer: Transfer
+    private let table: SegmentTable
+    private let buffers: BufferPool
+    private let segmented: Bool
+    private let splice: Bool
+    /// Threads started and not yet joined, by slot id.
+    private var running: [Int: (thread: PosixThread, slot: WorkerSlot)] = [:]
+
+    init(transfer: Transfer, table: SegmentTable, buffers: BufferPool, segmented: Bool, splice: Bool) {
+        self.transfer = transfer
+        self.table = table
+        self.buffers = buffers
+        self.segmented = segmented
+        self.splice = splice
+    }
+
+    /// Workers started and not asked to retire.
+    var active: Int { running.values.filter { !$0.slot.retire.load(ordering: .relaxed) }.count }
+
+    /// Active workers that have delivered body bytes.
+    var streaming: Int {
+        running.values.filter { !$0.slot.retire.load(ordering: .relaxed) && $0.slot.streamed.load(ordering: .relaxed) }.count
+    }
+
+    /// Starts workers until `count` are active (at most one per buffer). A thread that cannot
+    /// start fails the transfer; those started already see the stop and end.
+    func grow(to count: Int, initialSpeed: Int64 = 0) {
+        var id = 0
+        while active < count && id < buffers.count {
+            defer { id += 1 }
+            guard running[id] == nil else { continue }
+            let slot = WorkerSlot(id: id)
+            transfer.runningWorkers.add(1, ordering: .releasing)
+            do {
+                let thread = try PosixThread { [transfer, table, buffers, segmented, splice] in
+                    let worker = SegmentWorker(
+                        slot: slot, transfer: transfer, buffer: buffers.buffer(slot.id), splice: splice,
+                        initialSpeed: initialSpeed)
+                    if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
+                    slot.finished.store(true, ordering: .releasing)
+                    transfer.workerFinished()
+                }
+                running[id] = (thread, slot)
+                transfer.mostWorkers.max(active, ordering: .relaxed)
+            } catch {
+                transfer.runningWorkers.subtract(1, ordering: .releasing)
+                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
+                return
+            }
+        }
+    }
+
+    /// Asks the newest active workers to end until `count` remain; each hands its segment
+    /// back at its next read.
+    func shrink(to count: Int) {
+        let newestFirst = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }.sorted { $0.id > $1.id }
+        for slot in newestFirst.prefix(max(0, newestFirst.count - count)) {
+            slot.retire.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Joins the workers that have ended, freeing their slots.
+    func reap() {
+        for (id, entry) in running where entry.slot.finished.load(ordering: .acquiring) {
+            entry.thread.join()
+            running[id] = nil
+        }
+    }
+
+    /// Joins every worker (once the transfer's running count is zero, they have all ended).
+    func joinAll() {
+        for entry in running.values { entry.thread.join() }
+        running = [:]
+    }
+}

@@ -1,0 +1,74 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// `-n auto` (`DownloadOptions.segments` nil, the default) against servers where more
+/// connections help and where they do not.
+@Suite struct AutomaticConnectionTests {
+    let data = testBytes(count: 6 << 20, seed: 1501)
+
+    func run(
+        _ server: TestServer, _ directory: TemporaryDirectory, configure: (inout DownloadOptions) -> Void = { _ in }
+    ) throws -> (DownloadReport, [(count: Int, reason: String)]) {
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        configure(&options)
+        let changes = Locked<[(count: Int, reason: String)]>([])
+        let download = try Download(url: server.url(), options: options)
+        download.onEvent { event in
+            if case .connectionsChanged(let count, let reason) = event { changes.withLock { $0.append((count, reason)) } }
+        }
+        let report = try download.run()
+        return (report, changes.withLock { $0 })
+    }
+
+    @Test func theCountGrowsWhereEveryConnectionIsCapped() throws {
+        // 1 MiB/s per connection: each added connection brings as much as the first.
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (report, changes) = try run(server, directory)
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(changes.first?.count == 4, "\(changes)")
+        #expect(changes.contains { $0.count == 16 }, "\(changes)")
+        #expect(server.connectionCount >= 8 && report.connections >= 8, "\(server.connectionCount) connections")
+        // One request per connection at the start: no HEAD, the first is the probe's GET.
+        #expect(server.requests.first?.header("Range") == "bytes=0-")
+        #expect(server.requests.allSatisfy { $0.method == "GET" })
+    }
+
+    @Test func theCountGoesBackWhereMoreConnectionsDoNotHelp() throws {
+        // The three connections added first crawl at 4 KiB/s, the others are fast: those three
+        // bring almost nothing, so they retire and hand their ranges back; the file is whole.
+        // (Hedging is off: a hedge would also rescue a slow range, and hide whether the
+        // retirement did. Without it, steals would leave each slow connection a tail of tens of
+        // KiB: about ten seconds at 4 KiB/s.)
+        let server = try TestServer(
+            file: TestFile(data), TestServer.Configuration(rate: { (1...3).contains($0) ? 4096 : 4 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (report, changes) = try run(server, directory) { $0.hedging = false }
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(changes.first?.count == 4, "\(changes)")
+        #expect(changes.count >= 2 && changes[1].count == 1 && changes[1].reason.hasSuffix("back to 1"), "\(changes)")
+        #expect(report.retries == 0)
+        // (The paced server sends 4 KiB a second: it notices a closed connection seconds later.)
+        #expect(server.waitUntilIdle(timeout: 15))
+        let slow = server.responses.filter { (1...3).contains($0.connection) }.reduce(Int64(0)) { $0 + $1.bodyBytes }
+        #expect(slow < 48 * 1024, "the slow connections sent \(slow) bytes")
+    }
+
+    @Test func aSmallFileIsOneRequestOnOneConnection() throws {
+        let small = Array(data.prefix(64 * 1024))
+        let server = try TestServer(file: TestFile(small))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (report, changes) = try run(server, directory)
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(small))
+        #expect(changes.isEmpty)
+        #expect(server.requests.map(\.method) == ["GET"] && server.connectionCount == 1)
+        #expect(report.workers == 1 && report.connections == 1)
+    }
+}

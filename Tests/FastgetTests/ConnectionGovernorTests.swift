@@ -1,0 +1,94 @@
+@testable import Fastget
+import Testing
+
+/// The automatic connection count's rule, fed synthetic clocks and byte counts.
+@Suite struct ConnectionGovernorTests {
+    /// Feeds `governor` ticks every 0.05 s at `rate(count)` bytes per second, every connection
+    /// delivering, until it changes the count or `seconds` pass; returns the change.
+    func run(
+        _ governor: inout ConnectionGovernor, from start: Double, seconds: Double = 5, bytes: inout Int64,
+        remaining: Int64 = 1 << 40, rate: (Int) -> Double
+    ) -> (change: ConnectionGovernor.Change?, at: Double) {
+        var now = start
+        while now < start + seconds {
+            now += 0.05
+            bytes += Int64(rate(governor.count) * 0.05)
+            if let change = governor.tick(now: now, bytes: bytes, streaming: governor.count, remaining: remaining, latency: 0.001) {
+                return (change, now)
+            }
+        }
+        return (nil, now)
+    }
+
+    @Test func growsFastWhileEachConnectionAddsItsShareUpToTheCap() {
+        // Every connection capped at 2 MiB/s: 1 → 4 → 16, then no more.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let capped = { (count: Int) in Double(count) * 2 * 1_048_576 }
+        let first = run(&governor, from: 0, bytes: &bytes, rate: capped)
+        #expect(first.change?.count == 4)
+        let second = run(&governor, from: first.at, bytes: &bytes, rate: capped)
+        #expect(second.change?.count == 16)
+        let third = run(&governor, from: second.at, bytes: &bytes, rate: capped)
+        #expect(third.change?.count == 16 && third.change?.reason.hasSuffix("at the cap of 16") == true, "\(String(describing: third.change))")
+        #expect(governor.count == 16)
+    }
+
+    @Test func goesBackWhenMoreConnectionsDoNotHelp() {
+        // The link is the limit: more connections bring nothing; the count returns to 1.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let link = { (_: Int) in 1000.0 * 1_048_576 }
+        let first = run(&governor, from: 0, bytes: &bytes, rate: link)
+        #expect(first.change?.count == 4)
+        let second = run(&governor, from: first.at, bytes: &bytes, rate: link)
+        #expect(second.change?.count == 1 && second.change?.reason.hasSuffix("back to 1") == true, "\(String(describing: second.change))")
+        // Settled: nothing changes until the next try, one connection more, seconds later.
+        let third = run(&governor, from: second.at, seconds: ConnectionGovernor.reprobeInterval - 0.5, bytes: &bytes, rate: link)
+        #expect(third.change == nil)
+        let fourth = run(&governor, from: third.at, bytes: &bytes, rate: link)
+        #expect(fourth.change?.count == 2)
+        let fifth = run(&governor, from: fourth.at, bytes: &bytes, rate: link)
+        #expect(fifth.change?.count == 1)
+    }
+
+    @Test func growsSlowlyWhenConnectionsHelpALittle() {
+        // Each added connection brings a quarter of what the first one does: doubling, then +1.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let diminishing = { (count: Int) in (1 + 0.25 * Double(count - 1)) * 1_048_576 }
+        let first = run(&governor, from: 0, bytes: &bytes, rate: diminishing)
+        #expect(first.change?.count == 4)
+        let second = run(&governor, from: first.at, bytes: &bytes, rate: diminishing)
+        #expect(second.change?.count == 5, "\(String(describing: second.change))")
+    }
+
+    @Test func neverGrowsForWhatIsAlmostDone() {
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let result = run(&governor, from: 0, bytes: &bytes, remaining: 64 * 1024) { _ in 2 * 1_048_576 }
+        #expect(result.change == nil && governor.count == 1)
+    }
+
+    @Test func waitsForNewConnectionsToDeliverBeforeMeasuring() {
+        var governor = ConnectionGovernor(maximum: 16, initial: 4, now: 0)
+        // Only one of four delivers: no measurement starts before the start-up limit.
+        var now = 0.0
+        var bytes: Int64 = 0
+        while now < ConnectionGovernor.startupLimit - 0.1 {
+            now += 0.05
+            bytes += 100_000
+            #expect(governor.tick(now: now, bytes: bytes, streaming: 1, remaining: 1 << 40, latency: 0.001) == nil)
+        }
+    }
+
+    @Test func settlesWhereTheHostsCapStopsIt() {
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let capped = { (count: Int) in Double(count) * 2 * 1_048_576 }
+        let first = run(&governor, from: 0, bytes: &bytes, rate: capped)
+        #expect(first.change?.count == 4)
+        governor.limited(to: 2, now: first.at)
+        #expect(governor.count == 2)
+    }
+}
