@@ -42,11 +42,11 @@ enum Report {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 
-    /// The N column: the count, or for fastget's automatic count "auto/C" with C the median
-    /// number of connections that carried data.
+    /// The N column: the count; for fastget's automatic count "auto/C", and for the many
+    /// scenarios "P/C", with C the median number of connections that carried data.
     private static func count(_ cell: Cell) -> String {
-        guard cell.segments == 0 else { return "\(cell.segments)" }
-        return "auto" + (cell.connections.map { String(format: "/%.0f", $0) } ?? "")
+        guard cell.segments == 0 || cell.files != nil else { return "\(cell.segments)" }
+        return (cell.segments == 0 ? "auto" : "\(cell.segments)") + (cell.connections.map { String(format: "/%.0f", $0) } ?? "")
     }
 
     static func row(_ cell: Cell) -> String {
