@@ -4,6 +4,8 @@ import Foundation
 struct BenchOptions {
     var quick = false
     var segments: [Int] = [1, 2, 4, 8, 16, 32]
+    /// `--segments` as given (the auto scenarios have their own default).
+    var explicitSegments: [Int]?
     var repetitions = 3
     /// Bytes of the raw scenarios' file.
     var rawSize: Int64 = 1 << 30
@@ -11,7 +13,15 @@ struct BenchOptions {
     var cappedSeconds = 2.0
     /// Seconds an uneven run takes at the ideal rate.
     var unevenSeconds = 1.0
-    var scenarios: [ScenarioKind] = ScenarioKind.allCases
+    /// Seconds an auto-capped run takes at the ideal of 16 capped connections.
+    var autoCappedSeconds = 8.0
+    /// The many scenarios: how many files, how many downloads at once, bytes per file.
+    var manyFiles = 300
+    var manyParallel = 8
+    var manyFileSize = 64 << 10
+    /// Emulated round-trip time of the embedded server, milliseconds (0: none).
+    var rttMilliseconds = 0.0
+    var scenarios: [ScenarioKind] = ScenarioKind.defaults
     var jsonPath: String?
     var nginx = false
     var externalURL: String?
@@ -32,7 +42,13 @@ struct BenchOptions {
           --segments LIST      segment counts, e.g. 1,4,16 (default 1,2,4,8,16,32)
           --repetitions N      runs per cell; the table shows the median and min-max (default 3)
           --size MIB           size of the raw scenarios' file (default 1024)
-          --scenarios LIST     raw,raw-tls,capped,uneven,tiny (default: all)
+          --scenarios LIST     raw,raw-tls,capped,uneven,tiny (the default), and the opt-in
+                               many,many-tls,auto,auto-capped; or all
+          --files K            many: how many files (default 300; 50 with --quick)
+          --parallel P         many: downloads at once, fastget -j P (default 8)
+          --file-size KIB      many: size of each file (default 64)
+          --rtt MS             the embedded server waits MS before each new connection's first
+                               read or handshake and before every response head (default 0)
           --nginx              run against a local nginx instead (when installed)
           --url URL            measure an external server (raw scenario only)
           --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
@@ -58,13 +74,13 @@ struct BenchOptions {
             guard !values.isEmpty, values.allSatisfy({ (1...64).contains($0) }) else { throw HarnessFailure("bad list '\(text)'") }
             return values
         }
-        var explicitSegments: [Int]?
         var explicitRepetitions: Int?
         var explicitSize: Int64?
+        var explicitFiles: Int?
         while index < arguments.count {
             switch arguments[index] {
             case "--quick": options.quick = true
-            case "--segments": explicitSegments = try list(try next("--segments"))
+            case "--segments": options.explicitSegments = try list(try next("--segments"))
             case "--repetitions":
                 guard let value = Int(try next("--repetitions")), value >= 1 else { throw HarnessFailure("bad --repetitions") }
                 explicitRepetitions = value
@@ -72,10 +88,24 @@ struct BenchOptions {
                 guard let value = Int64(try next("--size")), value >= 1 else { throw HarnessFailure("bad --size") }
                 explicitSize = value << 20
             case "--scenarios":
-                options.scenarios = try next("--scenarios").split(separator: ",").map {
+                let names = try next("--scenarios")
+                let chosen = names == "all" ? ScenarioKind.allCases.map(\.rawValue) : names.split(separator: ",").map(String.init)
+                options.scenarios = try chosen.map {
                     guard let kind = ScenarioKind(rawValue: String($0)) else { throw HarnessFailure("unknown scenario '\($0)'") }
                     return kind
                 }
+            case "--files":
+                guard let value = Int(try next("--files")), (1...100_000).contains(value) else { throw HarnessFailure("bad --files") }
+                explicitFiles = value
+            case "--parallel":
+                guard let value = Int(try next("--parallel")), (1...64).contains(value) else { throw HarnessFailure("bad --parallel") }
+                options.manyParallel = value
+            case "--file-size":
+                guard let value = Int(try next("--file-size")), (1...(1 << 20)).contains(value) else { throw HarnessFailure("bad --file-size") }
+                options.manyFileSize = value << 10
+            case "--rtt":
+                guard let value = Double(try next("--rtt")), value >= 0, value <= 10_000 else { throw HarnessFailure("bad --rtt") }
+                options.rttMilliseconds = value
             case "--nginx": options.nginx = true
             case "--url": options.externalURL = try next("--url")
             case "--compare": options.compare = true
@@ -100,12 +130,23 @@ struct BenchOptions {
             options.rawSize = 64 << 20
             options.cappedSeconds = 0.5
             options.unevenSeconds = 0.5
+            options.autoCappedSeconds = 1
+            options.manyFiles = 50
         }
-        if let explicitSegments { options.segments = explicitSegments }
+        if let explicitSegments = options.explicitSegments { options.segments = explicitSegments }
+        if let explicitFiles { options.manyFiles = explicitFiles }
         if let explicitRepetitions { options.repetitions = explicitRepetitions }
         if let explicitSize { options.rawSize = explicitSize }
         if options.externalURL != nil { options.scenarios = [.raw] }
         return options
+    }
+
+    /// A combination of options that cannot work, as one line; nil when there is none.
+    var conflict: String? {
+        if rttMilliseconds > 0 && (nginx || externalURL != nil) {
+            return "--rtt works with the embedded server only, not with \(nginx ? "--nginx" : "--url")"
+        }
+        return nil
     }
 }
 

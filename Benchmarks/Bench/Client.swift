@@ -7,32 +7,70 @@ struct Tool {
     let path: String
     /// The most segments it can use; 1 for single-connection tools.
     let maxSegments: Int
+    /// One file: segments 0 means the tool's own choice (only fastget is asked for that).
     let arguments: (_ url: String, _ output: String, _ segments: Int, _ caFile: String?) -> [String]
+    /// A list of files into a directory, `parallel` at once; nil when the tool has no such mode.
+    let listArguments: ListArguments?
+
+    typealias ListArguments = (_ list: String, _ urls: [String], _ directory: String, _ parallel: Int, _ caFile: String?) -> [String]
+
+    init(
+        name: String, path: String, maxSegments: Int, listArguments: ListArguments? = nil,
+        arguments: @escaping (String, String, Int, String?) -> [String]
+    ) {
+        self.name = name
+        self.path = path
+        self.maxSegments = maxSegments
+        self.listArguments = listArguments
+        self.arguments = arguments
+    }
+
+    /// Whether this tool has a cell in `kind` at `segments`: fastget always; an anchor where it
+    /// can split that far, at N = 1 only for `auto` (their best single connection against
+    /// fastget's own choice), with a list mode for `many`, never for `auto-capped`.
+    func runs(_ kind: ScenarioKind, segments: Int) -> Bool {
+        if name == "fastget" { return true }
+        switch kind {
+        case .many, .manyTLS: return listArguments != nil
+        case .auto: return segments == 1
+        case .autoCapped: return false
+        case .raw, .rawTLS, .capped, .uneven, .tiny: return segments <= maxSegments && (maxSegments > 1 || segments == 1)
+        }
+    }
 
     /// fastget: `path`, or the one built next to Bench (Bench depends on the CLI target).
+    /// Segments 0: no `-n`, the default (the automatic connection count).
     static func fastget(_ path: String? = nil) throws -> Tool {
         let directory = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path
         let path = path ?? directory + "/fastget"
         guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessFailure("fastget is not built at \(path)") }
-        return Tool(name: "fastget", path: path, maxSegments: 64) { url, output, segments, ca in
-            ["-q", "--overwrite", "-n", "\(segments)", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url]
-        }
+        return Tool(
+            name: "fastget", path: path, maxSegments: 64,
+            listArguments: { list, _, directory, parallel, ca in
+                ["-q", "-i", list, "-j", "\(parallel)", "-d", directory] + (ca.map { ["--cacert", $0] } ?? [])
+            },
+            arguments: { url, output, segments, ca in
+                ["-q", "--overwrite"] + (segments > 0 ? ["-n", "\(segments)"] : []) + ["-o", output]
+                    + (ca.map { ["--cacert", $0] } ?? []) + [url]
+            })
     }
 
     /// The anchors found on PATH, and the names of those missing.
     static func anchors() -> (found: [Tool], missing: [String]) {
         var found: [Tool] = []
         var missing: [String] = []
-        func add(_ name: String, _ maxSegments: Int, _ arguments: @escaping (String, String, Int, String?) -> [String]) {
+        func add(
+            _ name: String, _ maxSegments: Int, list: ListArguments? = nil, _ arguments: @escaping (String, String, Int, String?) -> [String]
+        ) {
             if let path = findExecutable(name) {
-                found.append(Tool(name: name, path: path, maxSegments: maxSegments, arguments: arguments))
+                found.append(Tool(name: name, path: path, maxSegments: maxSegments, listArguments: list, arguments: arguments))
             } else {
                 missing.append(name)
             }
         }
-        add("curl", 1) { url, output, _, ca in ["-s", "-S", "-f", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url] }
-        add("wget2", 1) { url, output, _, ca in ["-q", "-O", output] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url] }
-        add("aria2c", 16) { url, output, segments, ca in
+        add("curl", 1, list: ListMode.curl) { url, output, _, ca in ["-s", "-S", "-f", "-o", output] + (ca.map { ["--cacert", $0] } ?? []) + [url] }
+        add("wget2", 1, list: ListMode.wget2) { url, output, _, ca in ["-q", "-O", output] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url] }
+        add("aria2c", 16, list: ListMode.aria2c) { url, output, segments, ca in
             [
                 "-q", "-x", "\(segments)", "-s", "\(segments)", "-k", "1M", "--file-allocation=none", "--allow-overwrite=true",
                 "--auto-file-renaming=false", "-d", (output as NSString).deletingLastPathComponent,
@@ -47,6 +85,25 @@ struct Tool {
             return ["-c", "\(trust)set net:max-retries 1; pget -n \(segments) '\(url)' -o '\(output)'"]
         }
         return (found, missing)
+    }
+}
+
+/// How the anchors download a list of files, each under its own name in one directory, a
+/// number at once, failing rather than retrying for long, quietly.
+enum ListMode {
+    static func curl(_: String, _ urls: [String], _ directory: String, _ parallel: Int, _ ca: String?) -> [String] {
+        ["-s", "-S", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", directory, "--remote-name-all"]
+            + (ca.map { ["--cacert", $0] } ?? []) + urls
+    }
+    static func wget2(_ list: String, _: [String], _ directory: String, _ parallel: Int, _ ca: String?) -> [String] {
+        ["-q", "-i", list, "--max-threads=\(parallel)", "-P", directory, "--no-host-directories", "--no-directories", "--tries=2"]
+            + (ca.map { ["--ca-certificate=\($0)"] } ?? [])
+    }
+    static func aria2c(_ list: String, _: [String], _ directory: String, _ parallel: Int, _ ca: String?) -> [String] {
+        [
+            "-q", "-i", list, "-j", "\(parallel)", "-x", "1", "-d", directory, "--file-allocation=none", "--allow-overwrite=true",
+            "--auto-file-renaming=false", "--console-log-level=error", "--summary-interval=0", "--max-tries=2",
+        ] + (ca.map { ["--ca-certificate=\($0)"] } ?? [])
     }
 }
 

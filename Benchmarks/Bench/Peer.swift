@@ -5,8 +5,11 @@ import Foundation
 struct RunStats {
     /// Seconds from the first to the last data response finishing; nil when unknown.
     let tail: Double?
-    /// The ideal throughput (bytes/s): the sum of the caps of the connections that carried data.
+    /// The ideal throughput (bytes/s): the sum of the caps of the connections that carried data
+    /// (for `auto-capped`: of 16 connections).
     let ideal: Double?
+    /// How many connections carried data; nil when unknown.
+    var connections: Int? = nil
 }
 
 extension RunStats {
@@ -14,7 +17,8 @@ extension RunStats {
     /// order) carried them.
     init(_ kind: ScenarioKind, finishes: [Double], connections: Set<Int>) {
         tail = finishes.isEmpty ? nil : finishes.max()! - finishes.min()!
-        ideal = kind.isCapped ? connections.reduce(0.0) { $0 + (Caps.rate(kind, connection: $1) ?? 0) } : nil
+        ideal = Caps.ideal(kind, connections: connections)
+        self.connections = connections.isEmpty ? nil : connections.count
     }
 }
 
@@ -24,6 +28,8 @@ protocol Peer: AnyObject {
     /// The CA to trust for TLS scenarios.
     var caFile: String? { get }
     func url(_ kind: ScenarioKind, size: Int64) throws -> String
+    /// The URLs of the many scenarios' files, in the files' order.
+    func urls(_ kind: ScenarioKind, files: ManyFiles) throws -> [String]
     func beginRun(_ kind: ScenarioKind)
     func endRun(_ kind: ScenarioKind) -> RunStats
     func stop()
@@ -73,15 +79,19 @@ final class DataFile {
     }
 }
 
-/// The embedded loopback server: one `TestServer` per scenario (plain, TLS, capped, uneven).
+/// The embedded loopback server: one `TestServer` per scenario (plain, TLS, capped, uneven),
+/// each with the emulated round-trip time `latency` (seconds).
 final class EmbeddedPeer: Peer {
     let name = "embedded"
     let data: DataFile
     let identity: TestIdentity
+    let latency: Double
     private var servers: [ScenarioKind: TestServer] = [:]
+    private var many: ManyFiles?
 
-    init(data: DataFile) throws {
+    init(data: DataFile, latency: Double = 0) throws {
         self.data = data
+        self.latency = latency
         identity = try TestIdentity(directory: data.directory)
     }
 
@@ -92,10 +102,18 @@ final class EmbeddedPeer: Peer {
         let path = data.path
         var rate: (@Sendable (Int) -> Double?)?
         if kind.isCapped { rate = { @Sendable index in Caps.rate(kind, connection: index) } }
-        let configuration = TestServer.Configuration(tls: kind.usesTLS ? identity : nil, rate: rate)
+        let configuration = TestServer.Configuration(tls: kind.usesTLS ? identity : nil, rate: rate, latency: latency)
+        let many = self.many.map { (directory: $0.directory, count: $0.names.count, size: Int64($0.size)) }
         let server = try TestServer(configuration) { request in
-            // /data-SIZE.bin: the first SIZE bytes of the data file.
             let name = request.target.split(separator: "/").last ?? ""
+            // /many/f-INDEX.bin: one of the many scenarios' files.
+            if request.target.hasPrefix(ManyFiles.folder), let many, let index = ManyFiles.index(of: name), index < many.count {
+                var file = TestFile([])
+                file.content = .file(path: "\(many.directory)/\(name)", length: many.size)
+                file.etag = "\"many-\(index)\""
+                return .file(file)
+            }
+            // /data-SIZE.bin: the first SIZE bytes of the data file.
             guard name.hasPrefix("data-"), let size = Int64(name.dropFirst(5).dropLast(4)) else { return .status(404) }
             var file = TestFile([])
             file.content = .file(path: path, length: size)
@@ -110,10 +128,18 @@ final class EmbeddedPeer: Peer {
         return try server(kind).url("/data-\(size).bin")
     }
 
+    func urls(_ kind: ScenarioKind, files: ManyFiles) throws -> [String] {
+        precondition(many == nil || many === files, "one set of many files per run")
+        many = files
+        let server = try server(kind)
+        return files.names.map { server.url(ManyFiles.folder + $0) }
+    }
+
     func beginRun(_ kind: ScenarioKind) { servers[kind]?.clearRecords() }
 
     func endRun(_ kind: ScenarioKind) -> RunStats {
         guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
+        server.waitUntilIdle(timeout: 1)
         let data = server.responses.filter { $0.method == "GET" && $0.bodyBytes > 1 }
         return RunStats(kind, finishes: data.map(\.finished), connections: Set(data.map(\.connection)))
     }
@@ -143,9 +169,9 @@ final class NginxPeer: Peer {
         let tls = kind.usesTLS ? (identity.certificatePath, identity.keyPath) : nil
         let server: Nginx
         switch kind {
-        case .raw, .rawTLS, .tiny:
+        case .raw, .rawTLS, .tiny, .many, .manyTLS, .auto:
             server = try Nginx(tls: tls)
-        case .capped:
+        case .capped, .autoCapped:
             server = try Nginx(extraConfiguration: "limit_rate 2m;", listenOptions: "sndbuf=32k")
         case .uneven:
             // Serial divisible by 4 → slow: the same rule as the embedded server's "every 4th".
@@ -166,6 +192,15 @@ final class NginxPeer: Peer {
         let server = try server(kind)
         _ = try data.prefix(size, in: server.root)
         return server.url("/data-\(size).bin", host: kind.usesTLS ? "localhost" : "127.0.0.1", scheme: kind.usesTLS ? "https" : "http")
+    }
+
+    func urls(_ kind: ScenarioKind, files: ManyFiles) throws -> [String] {
+        let server = try server(kind)
+        let folder = server.root + ManyFiles.folder
+        if !FileManager.default.fileExists(atPath: folder) { try files.copy(into: folder) }
+        return files.names.map {
+            server.url(ManyFiles.folder + $0, host: kind.usesTLS ? "localhost" : "127.0.0.1", scheme: kind.usesTLS ? "https" : "http")
+        }
     }
 
     func beginRun(_ kind: ScenarioKind) { logOffsets[kind] = servers[kind]?.accessLog().count ?? 0 }
@@ -191,6 +226,7 @@ final class ExternalPeer: Peer {
     init(url: String) { address = url }
     var caFile: String? { nil }
     func url(_ kind: ScenarioKind, size: Int64) throws -> String { address }
+    func urls(_ kind: ScenarioKind, files: ManyFiles) throws -> [String] { throw HarnessFailure("--url measures one file") }
     func beginRun(_ kind: ScenarioKind) {}
     func endRun(_ kind: ScenarioKind) -> RunStats { RunStats(tail: nil, ideal: nil) }
     func stop() {}

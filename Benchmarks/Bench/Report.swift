@@ -1,6 +1,7 @@
 import Foundation
 
-/// One cell of the table: a tool at a segment count in a scenario, over several runs.
+/// One cell of the table: a tool at a segment count in a scenario, over several runs. Segments
+/// 0 is fastget's automatic count (no `-n`); in the many scenarios, the downloads at once.
 struct Cell: Codable {
     let scenario: String
     let peer: String
@@ -24,67 +25,96 @@ struct Cell: Codable {
     /// Median CPU seconds (user + system) of the process.
     let cpuSeconds: Double
     let error: String?
+    /// The many scenarios: files per run, and median files per second.
+    var files: Int? = nil
+    var filesPerSecond: Double? = nil
+    /// Median number of connections that carried data, as the server saw them.
+    var connections: Double? = nil
 }
 
 enum Report {
-    static let header = "scenario  peer      tool      N    MiB/s (min-max)            eff      tail     RSS MiB   CPU s"
+    private static let widths = [12, 10, 10, 9, 28, 9, 9, 10]
+    static let header =
+        zip(["scenario", "peer", "tool", "N", "MiB/s (min-max)", "eff", "tail", "RSS MiB"], widths).map { pad($0, $1) }.joined()
+        + "CPU s"
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// The N column: the count; for fastget's automatic count "auto/C", and for the many
+    /// scenarios "P/C", with C the median number of connections that carried data.
+    private static func count(_ cell: Cell) -> String {
+        guard cell.segments == 0 || cell.files != nil else { return "\(cell.segments)" }
+        return (cell.segments == 0 ? "auto" : "\(cell.segments)") + (cell.connections.map { String(format: "/%.0f", $0) } ?? "")
+    }
 
     static func row(_ cell: Cell) -> String {
-        func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
-        if cell.failures == cell.runs {
-            return pad(cell.scenario, 10) + pad(cell.peer, 10) + pad(cell.tool, 10) + pad("\(cell.segments)", 5)
-                + "failed: \(cell.error ?? "?")"
-        }
-        let speed =
+        let start = zip([cell.scenario, cell.peer, cell.tool, count(cell)], widths).map { pad($0, $1) }.joined()
+        if cell.failures == cell.runs { return start + "failed: \(cell.error ?? "?")" }
+        var speed =
             cell.scenario == ScenarioKind.tiny.rawValue
             ? String(format: "%.1f ms per download", cell.seconds * 1000)
             : String(format: "%.0f (%.0f-%.0f)", cell.mibps, cell.mibpsMin, cell.mibpsMax)
+        if let rate = cell.filesPerSecond { speed += String(format: " %.0f files/s", rate) }
         let efficiency = cell.efficiency.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
         let tail = cell.tailSeconds.map { String(format: "%.2fs", $0) } ?? "-"
-        var line = pad(cell.scenario, 10) + pad(cell.peer, 10) + pad(cell.tool, 10) + pad("\(cell.segments)", 5)
-        line += pad(speed, 27) + pad(efficiency, 9) + pad(tail, 9) + pad(String(format: "%.1f", cell.peakRSSMiB), 10)
+        var line = start + zip([speed, efficiency, tail, String(format: "%.1f", cell.peakRSSMiB)], widths.dropFirst(4)).map { pad($0, $1) }.joined()
         line += String(format: "%.2f", cell.cpuSeconds)
         if cell.failures > 0 { line += "  (\(cell.failures) of \(cell.runs) runs failed: \(cell.error ?? "?"))" }
         return line
     }
 
     /// fastget against the best anchor: raw scenarios by throughput (best anchor at any N),
-    /// capped scenarios by efficiency at the same N.
+    /// capped scenarios by efficiency at the same N, tiny by time, many by files per second,
+    /// auto (fastget's own count) against the anchors' single connection. auto-capped has no
+    /// anchors: its line is fastget's own count against the ideal of 16 connections.
     static func comparison(_ cells: [Cell]) -> [String] {
         var lines: [String] = []
         let scenarios = cells.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         for scenario in scenarios {
+            guard let kind = ScenarioKind(rawValue: scenario) else { continue }
             let here = cells.filter { $0.scenario == scenario && $0.failures < $0.runs }
             let anchors = here.filter { $0.tool != "fastget" }
             for mine in here where mine.tool == "fastget" {
-                if scenario == ScenarioKind.tiny.rawValue {
-                    guard let best = anchors.min(by: { $0.seconds < $1.seconds }) else { continue }
-                    lines.append(
-                        String(
-                            format: "%-9@ fastget %.1f ms vs best anchor %@ %.1f ms: %.2fx",
-                            scenario as NSString, mine.seconds * 1000, best.tool as NSString, best.seconds * 1000,
-                            best.seconds / mine.seconds))
-                } else if scenario.hasPrefix("raw") {
-                    guard let best = anchors.max(by: { $0.mibps < $1.mibps }) else { continue }
-                    lines.append(
-                        String(
-                            format: "%-9@ N=%-3d fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx",
-                            scenario as NSString, mine.segments, mine.mibps, best.tool as NSString, best.segments,
-                            best.mibps, mine.mibps / best.mibps))
-                } else {
-                    let same = anchors.filter { $0.segments == mine.segments && $0.efficiency != nil }
-                    guard let best = same.max(by: { $0.efficiency! < $1.efficiency! }), let mineEfficiency = mine.efficiency else { continue }
-                    lines.append(
-                        String(
-                            format: "%-9@ N=%-3d fastget %.1f%% vs best anchor %@ %.1f%% of ideal: %.2fx",
-                            scenario as NSString, mine.segments, mineEfficiency * 100, best.tool as NSString,
-                            best.efficiency! * 100, mineEfficiency / best.efficiency!))
-                }
+                if let line = comparison(kind, mine, anchors) { lines.append(line) }
             }
         }
         return lines
+    }
+
+    private static func comparison(_ kind: ScenarioKind, _ mine: Cell, _ anchors: [Cell]) -> String? {
+        let name = pad(kind.rawValue, 11) as NSString
+        switch kind {
+        case .tiny:
+            guard let best = anchors.min(by: { $0.seconds < $1.seconds }) else { return nil }
+            return String(
+                format: "%@fastget %.1f ms vs best anchor %@ %.1f ms: %.2fx", name, mine.seconds * 1000,
+                best.tool as NSString, best.seconds * 1000, best.seconds / mine.seconds)
+        case .raw, .rawTLS, .auto:
+            if kind == .auto && mine.segments != 0 { return nil }
+            guard let best = anchors.max(by: { $0.mibps < $1.mibps }) else { return nil }
+            return String(
+                format: "%@N=%@fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx", name, pad(count(mine), 6) as NSString,
+                mine.mibps, best.tool as NSString, best.segments, best.mibps, mine.mibps / best.mibps)
+        case .capped, .uneven:
+            let same = anchors.filter { $0.segments == mine.segments && $0.efficiency != nil }
+            guard let best = same.max(by: { $0.efficiency! < $1.efficiency! }), let mineEfficiency = mine.efficiency else { return nil }
+            return String(
+                format: "%@N=%-4dfastget %.1f%% vs best anchor %@ %.1f%% of ideal: %.2fx", name, mine.segments,
+                mineEfficiency * 100, best.tool as NSString, best.efficiency! * 100, mineEfficiency / best.efficiency!)
+        case .many, .manyTLS:
+            let rated = anchors.filter { $0.filesPerSecond != nil }
+            guard let best = rated.max(by: { $0.filesPerSecond! < $1.filesPerSecond! }), let mineRate = mine.filesPerSecond else { return nil }
+            return String(
+                format: "%@P=%-4dfastget %.0f files/s vs best anchor %@ %.0f files/s: %.2fx", name, mine.segments, mineRate,
+                best.tool as NSString, best.filesPerSecond!, mineRate / best.filesPerSecond!)
+        case .autoCapped:
+            guard mine.segments == 0, let efficiency = mine.efficiency else { return nil }
+            return String(
+                format: "%@N=%@fastget %.1f%% of %d capped connections' capacity (no anchors)", name,
+                pad(count(mine), 6) as NSString, efficiency * 100, Caps.autoIdealConnections)
+        }
     }
 
     static func writeJSON(_ cells: [Cell], machine: [String: String], to path: String) throws {

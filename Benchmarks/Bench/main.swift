@@ -17,6 +17,10 @@ do {
     FileHandle.standardError.write("Bench: \(error)\n\(BenchOptions.usage)".data(using: .utf8)!)
     exit(64)
 }
+if let conflict = options.conflict {
+    FileHandle.standardError.write("Bench: \(conflict)\n".data(using: .utf8)!)
+    exit(64)
+}
 
 func run() throws {
     let fastget = try Tool.fastget(options.fastgetPath)
@@ -37,15 +41,21 @@ func run() throws {
                 + (anchors.missing.isEmpty ? "" : "; not on PATH: \(anchors.missing.joined(separator: ", "))"))
     }
 
-    // The largest file any cell needs.
-    let largest = options.scenarios.flatMap { kind in options.segments.map { options.size(kind, segments: $0) } }.max() ?? 0
+    // The largest file any cell needs (the many scenarios have their own files).
+    let largest =
+        options.scenarios.filter { !$0.isMany }.flatMap { kind in options.counts(kind).map { options.size(kind, segments: $0) } }.max()
+        ?? 0
     let peer: Peer
     var data: DataFile?
+    var many: ManyFiles?
     if let url = options.externalURL {
         peer = ExternalPeer(url: url)
     } else {
         data = try DataFile(size: largest)
-        peer = options.nginx ? try NginxPeer(data: data!) : try EmbeddedPeer(data: data!)
+        if options.scenarios.contains(where: \.isMany) {
+            many = try ManyFiles(count: options.manyFiles, size: options.manyFileSize, in: data!.directory)
+        }
+        peer = options.nginx ? try NginxPeer(data: data!) : try EmbeddedPeer(data: data!, latency: options.rttMilliseconds / 1000)
     }
     defer {
         peer.stop()
@@ -60,26 +70,12 @@ func run() throws {
         "kernel": (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
             ?? "?",
     ]
-    say("peer: \(peer.name), repetitions: \(options.repetitions), \(cpus) cores")
+    say(
+        "peer: \(peer.name)" + (options.rttMilliseconds > 0 ? String(format: " (rtt %g ms)", options.rttMilliseconds) : "")
+            + ", repetitions: \(options.repetitions), \(cpus) cores")
     say(Report.header)
 
-    var cells: [Cell] = []
-    for kind in options.scenarios {
-        // Segment counts mean nothing for a 1 KiB file; more runs steady its small numbers.
-        let counts = kind == .tiny ? [1] : options.segments
-        let repetitions = kind == .tiny ? max(options.repetitions, 10) : options.repetitions
-        for segments in counts {
-            let size = options.size(kind, segments: segments)
-            let url = try peer.url(kind, size: size)
-            for tool in tools where segments <= tool.maxSegments && (tool.maxSegments > 1 || segments == 1 || tool.name == "fastget") {
-                let cell = try measureCell(
-                    tool, kind, segments: segments, size: size, url: url, repetitions: repetitions, peer: peer,
-                    target: output.file("out-\(tool.name).bin"))
-                cells.append(cell)
-                say(Report.row(cell))
-            }
-        }
-    }
+    let cells = try measureAll(tools, peer: peer, many: many, output: output)
     if options.compare {
         say("\nfastget against the best anchor:")
         Report.comparison(cells).forEach { say($0) }
@@ -93,48 +89,31 @@ func run() throws {
     }
 }
 
-/// Runs `tool` `repetitions` times on one scenario at one segment count, saving into `target`;
-/// the cell holds the medians, the peak RSS and the first failure.
-func measureCell(
-    _ tool: Tool, _ kind: ScenarioKind, segments: Int, size: Int64, url: String, repetitions: Int, peer: Peer, target: String
-) throws -> Cell {
-    var speeds: [Double] = []
-    var efficiencies: [Double] = []
-    var tails: [Double] = []
-    var rss: [Double] = []
-    var cpu: [Double] = []
-    var failures = 0
-    var firstError: String?
-    var durations: [Double] = []
-    for _ in 0..<repetitions {
-        for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
-        peer.beginRun(kind)
-        let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
-        let stats = peer.endRun(kind)
-        let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
-        let expected = options.externalURL == nil ? size : received
-        guard result.status == 0, received == expected, received > 0 else {
-            failures += 1
-            firstError =
-                firstError ?? "exit \(result.status), \(received) of \(expected) bytes: \(result.log.split(separator: "\n").first ?? "")"
-            continue
+/// Every cell of every chosen scenario, printed as it is measured.
+func measureAll(_ tools: [Tool], peer: Peer, many: ManyFiles?, output: TemporaryDirectory) throws -> [Cell] {
+    var cells: [Cell] = []
+    for kind in options.scenarios {
+        // More runs steady a 1 KiB file's small numbers.
+        let repetitions = kind == .tiny ? max(options.repetitions, 10) : options.repetitions
+        for segments in options.counts(kind) {
+            let size = options.size(kind, segments: segments)
+            let urls = kind.isMany ? try peer.urls(kind, files: many!) : []
+            let url = kind.isMany ? "" : try peer.url(kind, size: size)
+            for tool in tools where tool.runs(kind, segments: segments) {
+                let cell =
+                    kind.isMany
+                    ? try measureManyCell(
+                        tool, kind, files: many!, urls: urls, parallel: segments, repetitions: repetitions, peer: peer,
+                        directory: output.file("many-\(tool.name)"))
+                    : try measureCell(
+                        tool, kind, segments: segments, size: size, url: url, repetitions: repetitions, peer: peer,
+                        target: output.file("out-\(tool.name).bin"))
+                cells.append(cell)
+                say(Report.row(cell))
+            }
         }
-        durations.append(result.seconds)
-        let speed = Double(received) / result.seconds
-        speeds.append(speed / 1_048_576)
-        if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
-        if let tail = stats.tail { tails.append(tail) }
-        rss.append(Double(result.peakRSS) / 1_048_576)
-        cpu.append(result.cpuSeconds)
     }
-    unlink(target)
-    return Cell(
-        scenario: kind.rawValue, peer: peer.name, tool: tool.name, segments: segments, bytes: size,
-        runs: repetitions, failures: failures, seconds: median(durations), mibps: median(speeds),
-        mibpsMin: speeds.min() ?? 0, mibpsMax: speeds.max() ?? 0,
-        efficiency: efficiencies.isEmpty ? nil : median(efficiencies),
-        tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
-        cpuSeconds: median(cpu), error: firstError)
+    return cells
 }
 
 do {

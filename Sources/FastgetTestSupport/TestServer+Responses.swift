@@ -4,7 +4,9 @@ import Glibc
 extension TestServer {
     /// Answers one request; returns whether the connection stays open.
     func respond(to request: RecordedRequest, on channel: ServerChannel) -> Bool {
-        switch handler(request) {
+        let response = handler(request)
+        waitOneRoundTrip()
+        switch response {
         case .redirect(let status, let location):
             return channel.write("HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n")
         case .status(let status, let body, let fields):

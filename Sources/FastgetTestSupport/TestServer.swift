@@ -16,15 +16,21 @@ public final class TestServer: Sendable {
         public var rate: (@Sendable (Int) -> Double?)?
         /// Instead of serving, hold every connection in a TLS handshake that never completes.
         public var stalledHandshake: StalledHandshake?
+        /// An emulated round-trip time, seconds (0: none). A new connection waits this long
+        /// before its TLS handshake or first read (connection setup), and every response waits
+        /// this long before its head goes out (request and answer). The connection's own
+        /// thread sleeps: that is the emulation, and it costs the other connections nothing.
+        public var latency: Double = 0
 
         public init(
             ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
-            stalledHandshake: StalledHandshake? = nil
+            stalledHandshake: StalledHandshake? = nil, latency: Double = 0
         ) {
             self.ipv6 = ipv6
             self.tls = tls
             self.rate = rate
             self.stalledHandshake = stalledHandshake
+            self.latency = latency
         }
     }
 
@@ -168,13 +174,25 @@ public final class TestServer: Sendable {
             _ = try? PosixThread { [self] in
                 if let stall = configuration.stalledHandshake {
                     hold(client, stall)
-                } else if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number)) {
-                    serve(channel, number: number)
+                } else {
+                    waitOneRoundTrip() // connection setup, before the handshake or the first read
+                    if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number)) {
+                        serve(channel, number: number)
+                    }
                 }
                 connections.withLock { _ = $0.remove(client) }
                 close(client)
             }
         }
+    }
+
+    /// Sleeps for the configured latency (if any) on the calling connection's thread.
+    func waitOneRoundTrip() {
+        let latency = configuration.latency
+        guard latency > 0, latency.isFinite else { return }
+        var pause = timespec(tv_sec: Int(latency), tv_nsec: Int((latency - latency.rounded(.down)) * 1e9))
+        var left = timespec()
+        while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
     }
 
     /// Keeps the client in its handshake until it gives up or the server stops.
