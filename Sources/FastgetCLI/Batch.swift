@@ -22,7 +22,7 @@ enum Batch {
         do throws(FastgetError) {
             queue = try DownloadQueue(
                 directory: invocation.options.directory, maximumActive: invocation.jobs,
-                options: invocation.options, restore: false)
+                options: invocation.options, restore: false, session: try invocation.session())
         } catch {
             Console.error(error.message, hint: error.hint)
             return error.exitCode

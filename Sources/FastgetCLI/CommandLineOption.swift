@@ -53,7 +53,7 @@ struct CommandLineOption {
                 "n", "segments", "N", .text(OptionValue.segments),
                 "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each"),
             .init(
-                nil, "max-connections", "N", .count(1...64, \.maximumConnections),
+                nil, "max-connections", "N", .count(Session.connectionRange, \.maximumConnections),
                 "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)"),
             .init(
                 "i", "input-file", "FILE", .text(OptionValue.inputFile),

@@ -14,5 +14,8 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+
+    /// The session every download of this run shares (one per process).
+    func session() throws(FastgetError) -> Session { try Session(maximumConnectionsPerHost: maximumConnections) }
     var showVersion = false
 }

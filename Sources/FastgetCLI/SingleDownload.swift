@@ -5,7 +5,7 @@ import Fastget
 enum SingleDownload {
     static func run(_ invocation: Invocation) -> Int32 {
         do throws(FastgetError) {
-            let download = try Download(url: invocation.url!, options: invocation.options)
+            let download = try Download(url: invocation.url!, options: invocation.options, session: try invocation.session())
             SignalWatcher.watch { download.pause() }
             let human = !invocation.quiet && !invocation.json
             let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil

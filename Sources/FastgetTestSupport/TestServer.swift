@@ -148,6 +148,11 @@ public final class TestServer: Sendable {
     }
 
     /// Stops accepting, closes every connection, and waits for the accept loop.
+    /// Shuts down every open connection, as a server drops idle keep-alive connections.
+    public func closeConnections() {
+        connections.withLock { for fd in $0 { Glibc.shutdown(fd, Int32(SHUT_RDWR)) } }
+    }
+
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         connections.withLock { for fd in $0 { shutdown(fd, Int32(SHUT_RDWR)) } }

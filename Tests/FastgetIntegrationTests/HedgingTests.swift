@@ -27,14 +27,19 @@ import Testing
     }
 
     @Test func hedgeDeliversFirstAndTheSlowRangeStopsWhereItBegins() throws {
-        // The second range's connection (index 1; 0 is the probe's, which carries the first) crawls at 128 KiB/s.
-        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { $0 == 1 ? 128 * 1024 : nil }))
+        // The second range's connection (index 1; 0 is the probe's, which carries the first) crawls
+        // at 128 KiB/s. The probe's runs at 4 MiB/s: unpaced, its range could arrive whole before
+        // the second worker starts, and the first worker would claim both ranges itself.
+        let server = try TestServer(
+            file: TestFile(data), TestServer.Configuration(rate: { $0 == 1 ? 128 * 1024 : ($0 == 0 ? 4 * 1_048_576 : nil) }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let report = try Download(url: server.url(), options: options(directory)).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
         #expect(report.steals == 0)
-        #expect(report.hedges == 1 && report.hedgesLost == 0, "hedges \(report.hedges) lost \(report.hedgesLost)")
+        #expect(
+            report.hedges == 1 && report.hedgesLost == 0,
+            "hedges \(report.hedges) lost \(report.hedgesLost) \(server.requests.map { "\($0.connection) \($0.header("Range") ?? "")" })")
 
         // One hedge request: the tail of the slow connection's range, with If-Range.
         let (planned, hedges) = gets(server)

@@ -12,7 +12,7 @@ extension Download {
 
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
     func writeInOrder(
-        to descriptor: Int32, requester: Requester, connector: Connector, started: Double,
+        to descriptor: Int32, requester: Requester, started: Double,
         progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
@@ -61,7 +61,7 @@ extension Download {
             throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
         }
         return report(
-            path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, connector: connector,
+            path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
             resumedBytes: 0, resource: resource)
     }
 }

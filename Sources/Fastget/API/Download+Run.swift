@@ -7,11 +7,10 @@ extension Download {
 
     func perform(progress: (DownloadProgress) -> Void, notice: (String) -> Void) throws(FastgetError) -> DownloadReport {
         let started = MonotonicClock.seconds()
-        let connector = Connector(
-            connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
-            caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies)
-        let pool = ConnectionPool()
-        defer { pool.removeAll() }
+        // A download without a session of its own closes its idle connections when it ends.
+        let session = self.session ?? Session.standard()
+        defer { if self.session == nil { session.closeIdleConnections() } }
+        let (connector, pool) = session.route(for: options, proxies: proxies)
         let requester = Requester(connector: connector, pool: pool, options: options, url: url)
         let probing = ConnectionRegistry()
         control.withLock { control in
@@ -25,7 +24,7 @@ extension Download {
         }
         if let descriptor = options.outputDescriptor {
             return try writeInOrder(
-                to: descriptor, requester: requester, connector: connector, started: started, progress: progress,
+                to: descriptor, requester: requester, started: started, progress: progress,
                 notice: notice)
         }
         var restarts = 0
@@ -46,7 +45,7 @@ extension Download {
             else {
                 let length = resource.length ?? 0
                 return report(
-                    path: destination, bytes: length, started: started, workers: 0, connector: connector,
+                    path: destination, bytes: length, started: started, workers: 0, requester: requester,
                     resumedBytes: length, resource: resource)
             }
             let transfer = makeTransfer(requester, resource, start, taking: &unread)
@@ -56,7 +55,7 @@ extension Download {
                 resumedBytes: start.resumedBytes)
             defer { control.withLock { $0.transfer = nil } }
 
-            let coordinator = coordinator(for: transfer, start, started: started)
+            let coordinator = coordinator(for: transfer, start, session: session, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
             } catch let error where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
@@ -76,7 +75,7 @@ extension Download {
             let length = try finish(start, transfer: transfer, buffers: coordinator.buffers)
             return report(
                 path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
-                table: start.table, transfer: transfer, connector: connector, resumedBytes: start.resumedBytes,
+                table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
                 resource: resource)
         }
     }
@@ -97,17 +96,15 @@ extension Download {
 
     /// The pass over `start`: a fixed count of workers, or an automatic one for a ranged
     /// download without `options.segments`.
-    private func coordinator(for transfer: Transfer, _ start: StartPoint, started: Double) -> Coordinator {
+    private func coordinator(for transfer: Transfer, _ start: StartPoint, session: Session, started: Double) -> Coordinator {
         let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
         return Coordinator(
             transfer: transfer, table: start.table, workers: workers,
             checkpointer: start.checkpointer, segmented: start.segmented, started: started,
             automatic: start.segmented && options.segments == nil
-                ? Coordinator.AutomaticCount(maximum: maximumConnections, allowance: UnlimitedAllowance()) : nil)
+                ? Coordinator.AutomaticCount(
+                    maximum: session.maximumConnectionsPerHost, allowance: session.allowance(host: transfer.url.host)) : nil)
     }
-
-    /// The most connections an automatic count grows to.
-    var maximumConnections: Int { 16 }
 
     /// Whether the probe may be the file's first GET (`Prober.open`): when nothing of an
     /// earlier run or another file is at the destination, whose handling needs the file's
@@ -191,9 +188,9 @@ extension Download {
 
     func report(
         path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
-        transfer: Transfer? = nil, connector: Connector, resumedBytes: Int64, resource: RemoteResource
+        transfer: Transfer? = nil, requester: Requester, resumedBytes: Int64, resource: RemoteResource
     ) -> DownloadReport {
-        let statistics = connector.statistics
+        let statistics = requester.statistics
         return DownloadReport(
             path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
             steals: table?.steals.load(ordering: .relaxed) ?? 0,

@@ -31,6 +31,8 @@ public final class Download: Sendable {
     public var destination: String { control.withLock { $0.destination } }
     /// Whether the destination was given (and no server may change it).
     let destinationGiven: Bool
+    /// The session whose connections it uses; nil: a private one per run.
+    let session: Session?
 
     let control = Locked(Control())
     let proxies: ProxySettings
@@ -63,13 +65,17 @@ public final class Download: Sendable {
     ///   - url: an `http` or `https` URL (without a scheme, `http` is assumed).
     ///   - destination: the output path; nil means `options.output`, else the URL's file name
     ///     in `options.directory`.
+    ///   - session: connections, TLS sessions and the per-host cap shared with other downloads;
+    ///     nil: its own, whose idle connections close when a run ends.
     /// - Throws: `FastgetError` with code `.usage` for a malformed URL or invalid options.
-    public convenience init(url: String, destination: String? = nil, options: DownloadOptions = DownloadOptions()) throws(FastgetError) {
-        try self.init(url: url, destination: destination, options: options, state: .queued)
+    public convenience init(
+        url: String, destination: String? = nil, options: DownloadOptions = DownloadOptions(), session: Session? = nil
+    ) throws(FastgetError) {
+        try self.init(url: url, destination: destination, options: options, session: session, state: .queued)
     }
 
     /// `state` is `.paused` for a download a queue restores from its journal.
-    init(url: String, destination: String?, options: DownloadOptions, state: DownloadState) throws(FastgetError) {
+    init(url: String, destination: String?, options: DownloadOptions, session: Session?, state: DownloadState) throws(FastgetError) {
         let parsed: HTTPURL
         do {
             parsed = try HTTPURL(url)
@@ -84,6 +90,7 @@ public final class Download: Sendable {
         }
         self.url = parsed
         self.options = options
+        self.session = session
         destinationGiven = destination != nil || options.output != nil
         let path = destination ?? options.output ?? Download.derivedDestination(parsed, options)
         control.withLock {

@@ -15,6 +15,11 @@ public final class DownloadQueue: Sendable {
     public let maximumActive: Int
     /// The options each download gets (`output` and `directory` are set per download).
     public let options: DownloadOptions
+    /// What the queue's downloads share: idle connections by origin, TLS sessions, the per-host
+    /// cap. A queue given none makes its own and closes its idle connections whenever the queue
+    /// goes idle (nothing queued or running), so that no connection outlives the work.
+    public let session: Session
+    private let ownsSession: Bool
 
     private let state = Locked(Entries())
     private let idle = WakeSignal()
@@ -29,15 +34,18 @@ public final class DownloadQueue: Sendable {
     ///   - directory: where files, `.part` files and journals go.
     ///   - maximumActive: downloads running at once (at least 1).
     ///   - restore: rebuild paused entries from the journals in `directory`.
+    ///   - session: shared with other downloads and queues; nil: the queue's own.
     /// - Throws: `.usage` for a limit below 1 or invalid options.
     public init(
         directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
-        restore: Bool = true
+        restore: Bool = true, session: Session? = nil
     ) throws(FastgetError) {
         guard maximumActive >= 1 else { throw FastgetError(.usage, "a queue needs at least one active download (got \(maximumActive))") }
         try options.validate()
         self.directory = directory
         self.maximumActive = maximumActive
+        self.session = session ?? Session.standard()
+        ownsSession = session == nil
         var options = options
         options.directory = directory
         options.output = nil
@@ -57,7 +65,7 @@ public final class DownloadQueue: Sendable {
     ///   refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil) throws(FastgetError) -> Download {
-        let candidate = try Download(url: url, destination: destination, options: options)
+        let candidate = try Download(url: url, destination: destination, options: options, session: session)
         let result = state.withLock { entries -> Result<Download, FastgetError> in
             let live = entries.downloads.filter { !$0.state.isFinal }
             if let existing = live.first(where: { $0.url.withoutCredentials == candidate.url.withoutCredentials }) {
@@ -134,6 +142,7 @@ public final class DownloadQueue: Sendable {
                 guard let self else { return }
                 self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
                 self.pump()
+                if self.ownsSession && self.isIdle { self.session.closeIdleConnections() }
             })
     }
 
@@ -161,7 +170,7 @@ public final class DownloadQueue: Sendable {
                 case .success(let journal) = Checkpointer.load(files.journal),
                 let download = try? Download(
                     url: journal.url, destination: files.destination,
-                    options: options, state: .paused)
+                    options: options, session: session, state: .paused)
             else { continue }
             state.withLock { $0.downloads.append(download) }
             manage(download)

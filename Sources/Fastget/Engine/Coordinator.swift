@@ -142,6 +142,7 @@ struct Coordinator {
                 }
                 if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
                 worker.tick = nil
+                worker.parkKept()
             }
         }
         transfer.workerFinished()

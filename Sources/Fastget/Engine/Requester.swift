@@ -5,6 +5,9 @@ final class Requester: Sendable {
     let options: DownloadOptions
     /// Where `send` records each request, for the coordinator to publish.
     let events = EventQueue()
+    /// The connections this download opened (the connector may serve other downloads too).
+    private let counts = Locked(Connector.Statistics())
+    var statistics: Connector.Statistics { counts.withLock { $0 } }
     /// Credentials from the URL, sent only to the origin they were given for.
     private let credentials: (origin: String, value: String)?
     /// The origin of the URL the user gave: the only one that gets the user's own
@@ -79,6 +82,11 @@ final class Requester: Sendable {
             onConnection(nil)
         }
         let connection = try connector.connect(to: request.url, created: onConnection)
+        let resumed = (connection.stream as? TLSStream)?.resumedSession
+        counts.withLock { counts in
+            counts.connections += 1
+            if let resumed { resumed ? (counts.resumedHandshakes += 1) : (counts.fullHandshakes += 1) }
+        }
         onConnection(connection)
         try connection.send(request)
         return (connection, try connection.readHead(method: request.method, deadline: ioDeadline))

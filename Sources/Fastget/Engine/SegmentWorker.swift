@@ -177,6 +177,13 @@ final class SegmentWorker {
         }
     }
 
+    /// Hands the connection this worker's last range ended cleanly on to the pool, for the next
+    /// request of any worker or, in a shared session, of the next download to the origin.
+    func parkKept() {
+        if let kept { transfer.requester.pool.park(kept) }
+        kept = nil
+    }
+
     /// Single-stream mode (no range support or unknown length): one GET of the whole body.
     /// A failed attempt cannot resume without ranges, so a retry starts over at byte 0.
     func runSingleStream(progress: Segment) {

@@ -57,6 +57,7 @@ final class WorkerCrew {
                         slot: slot, transfer: transfer, buffer: buffers.buffer(slot.id), splice: splice,
                         initialSpeed: initialSpeed)
                     if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
+                    worker.parkKept()
                     slot.finished.store(true, ordering: .releasing)
                     transfer.workerFinished()
                 }

@@ -1,23 +1,34 @@
-/// Idle keep-alive connections, by origin, for the next request of any worker.
+/// Idle keep-alive connections, by origin, for the next request of any worker (and, in a
+/// shared session, of any download).
 package final class ConnectionPool: Sendable {
-    private let idle = Locked<[HTTPConnection]>([])
+    private let idle = Locked<[(connection: HTTPConnection, since: Double)]>([])
     private let capacity: Int
+
+    /// Seconds a connection may wait idle and still be reused: below common servers' keep-alive
+    /// timeouts (nginx 75 s, Apache 5 s is the exception: a connection it dropped costs one
+    /// failed request, which is retried on a new connection at once).
+    package static let maximumIdle = 30.0
 
     package init(capacity: Int = 64) { self.capacity = capacity }
 
-    /// An idle connection to `origin`, if one is parked.
+    /// An idle connection to `origin`, if one is parked and not stale. Stale ones are closed.
     package func take(origin: String) -> HTTPConnection? {
-        idle.withLock { connections in
-            guard let index = connections.lastIndex(where: { $0.origin == origin }) else { return nil }
-            return connections.remove(at: index)
+        let now = MonotonicClock.seconds()
+        return idle.withLock { connections in
+            connections.removeAll { now - $0.since > ConnectionPool.maximumIdle }
+            guard let index = connections.lastIndex(where: { $0.connection.origin == origin }) else { return nil }
+            return connections.remove(at: index).connection
         }
     }
 
-    /// Parks `connection` if it can carry another request; otherwise drops (closes) it.
+    /// Parks `connection` if it can carry another request; otherwise drops (closes) it. When
+    /// the pool is full, the longest idle connection goes.
     package func park(_ connection: HTTPConnection) {
         guard connection.isReusable else { return }
+        let now = MonotonicClock.seconds()
         idle.withLock { connections in
-            if connections.count < capacity { connections.append(connection) }
+            if connections.count >= capacity { connections.removeFirst() }
+            connections.append((connection, now))
         }
     }
 

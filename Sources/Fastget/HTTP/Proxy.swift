@@ -10,6 +10,12 @@ package struct ProxySettings: Sendable {
     /// Host names or domains (a leading dot is optional), IP addresses, or "*" for all.
     package let bypass: [String]
 
+    /// What tells two settings apart, for sharing connections made with them.
+    package var identity: String {
+        let proxies = [http, https].map { result in (try? result.get())?.description ?? "-" }
+        return (proxies + bypass).joined(separator: " ")
+    }
+
     /// No proxy for anything.
     package static let direct = ProxySettings(http: .success(nil), https: .success(nil), bypass: [])
 

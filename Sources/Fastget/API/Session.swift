@@ -1,0 +1,104 @@
+/// What the downloads made with it share: connectors (with their TLS contexts, and so the TLS
+/// sessions a new connection resumes), pools of idle keep-alive connections by origin, and a
+/// cap on the connections an automatic count opens to one host.
+///
+/// A `DownloadQueue` makes one for its downloads unless it is given one; a `Download` made
+/// without one gets a private session whose idle connections close when its run ends. Give
+/// several downloads (or queues) one session and a file fetched after another from the same
+/// origin goes out on the connection the earlier one left idle, without a new TCP or TLS
+/// handshake.
+///
+/// ```swift
+/// let session = try Session(maximumConnectionsPerHost: 8)
+/// for name in ["a.bin", "b.bin"] {
+///     try Download(url: "https://example.com/\(name)", session: session).run()
+/// }
+/// session.closeIdleConnections()
+/// ```
+///
+/// Connections are shared only between downloads whose options agree on what a connection is
+/// made with (CA file, verification, proxy, timeouts), and only for their own origin. An idle
+/// connection is closed rather than reused once it has waited `ConnectionPool.maximumIdle`
+/// seconds (servers drop idle connections after a while; a reused one they dropped costs a
+/// failed request). Every method may be called from any thread.
+public final class Session: Sendable {
+    /// The most connections that downloads with an automatic count (`DownloadOptions.segments`
+    /// nil) hold at once to one host, together. A download always gets its first connection;
+    /// fixed counts are not limited.
+    public let maximumConnectionsPerHost: Int
+
+    private struct Route: Sendable {
+        let connector: Connector
+        let pool: ConnectionPool
+    }
+
+    private let routes = Locked<[String: Route]>([:])
+    private let held = Locked<[String: Int]>([:])
+
+    /// The allowed per-host caps.
+    public static let connectionRange = 1...64
+
+    /// - Throws: `.usage` for a cap outside `connectionRange`.
+    public init(maximumConnectionsPerHost: Int = 16) throws(FastgetError) {
+        guard Session.connectionRange.contains(maximumConnectionsPerHost) else {
+            throw FastgetError(.usage, "the connections per host must be between 1 and 64 (got \(maximumConnectionsPerHost))")
+        }
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+    }
+
+    /// A session with the default cap.
+    static func standard() -> Session { try! Session() }
+
+    /// Closes every idle connection (those in use finish their requests first).
+    public func closeIdleConnections() {
+        for route in routes.withLock({ Array($0.values) }) { route.pool.removeAll() }
+    }
+
+    deinit { closeIdleConnections() }
+
+    /// The connector and pool for connections made with `options` through `proxies`.
+    func route(for options: DownloadOptions, proxies: ProxySettings) -> (Connector, ConnectionPool) {
+        let key = [
+            options.caFile ?? "-", options.insecure ? "insecure" : "verify", "\(options.connectTimeout)", "\(options.timeout)",
+            proxies.identity,
+        ].joined(separator: "\u{0}")
+        let route = routes.withLock { routes in
+            if let route = routes[key] { return route }
+            let route = Route(
+                connector: Connector(
+                    connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
+                    caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies),
+                pool: ConnectionPool())
+            routes[key] = route
+            return route
+        }
+        return (route.connector, route.pool)
+    }
+
+    /// The share of the per-host cap for a download to `host`.
+    func allowance(host: String) -> any ConnectionAllowance { HostAllowance(session: self, host: host) }
+
+    /// Takes up to `count` connections to `host` within the cap; returns how many.
+    func reserveConnections(host: String, wanting count: Int) -> Int {
+        held.withLock { held in
+            let granted = max(0, min(count, maximumConnectionsPerHost - held[host, default: 0]))
+            held[host, default: 0] += granted
+            return granted
+        }
+    }
+
+    /// Gives back `count` connections to `host` taken with `reserveConnections`.
+    func releaseConnections(host: String, count: Int) {
+        held.withLock { held in
+            let left = held[host, default: 0] - count
+            held[host] = left > 0 ? left : nil
+        }
+    }
+
+    private struct HostAllowance: ConnectionAllowance {
+        let session: Session
+        let host: String
+        func reserve(_ count: Int) -> Int { session.reserveConnections(host: host, wanting: count) }
+        func release(_ count: Int) { session.releaseConnections(host: host, count: count) }
+    }
+}

@@ -1,0 +1,36 @@
+@testable import Fastget
+import Synchronization
+import Testing
+
+/// The per-host cap a session shares among its downloads' automatic connection counts.
+@Suite struct SessionAllowanceTests {
+    @Test func grantsNeverExceedTheCapAndReleasesFreeThem() throws {
+        let session = try Session(maximumConnectionsPerHost: 6)
+        #expect(session.reserveConnections(host: "a", wanting: 4) == 4)
+        #expect(session.reserveConnections(host: "a", wanting: 4) == 2)
+        #expect(session.reserveConnections(host: "a", wanting: 1) == 0)
+        #expect(session.reserveConnections(host: "b", wanting: 6) == 6, "another host has its own cap")
+        session.releaseConnections(host: "a", count: 3)
+        #expect(session.reserveConnections(host: "a", wanting: 5) == 3)
+    }
+
+    @Test func concurrentReservationsStayWithinTheCap() throws {
+        let session = try Session(maximumConnectionsPerHost: 16)
+        let most = Atomic<Int>(0)
+        let held = Atomic<Int>(0)
+        let threads = try (0..<8).map { _ in
+            try PosixThread {
+                for _ in 0..<2000 {
+                    let granted = session.reserveConnections(host: "h", wanting: 3)
+                    let now = held.add(granted, ordering: .relaxed).newValue
+                    most.max(now, ordering: .relaxed)
+                    held.subtract(granted, ordering: .relaxed)
+                    session.releaseConnections(host: "h", count: granted)
+                }
+            }
+        }
+        threads.forEach { $0.join() }
+        #expect(most.load(ordering: .relaxed) <= 16)
+        #expect(session.reserveConnections(host: "h", wanting: 16) == 16, "every grant was given back")
+    }
+}
