@@ -71,4 +71,45 @@ import Testing
         #expect(server.requests.map(\.method) == ["GET"] && server.connectionCount == 1)
         #expect(report.workers == 1 && report.connections == 1)
     }
+
+    @Test func aSmallFileStoppedShortKeepsAJournalAndResumesFromIt() throws {
+        // 200 KiB: fetched on the calling thread, with no journal until it stops. The first
+        // answer sends 100 000 bytes and then crawls; the download is paused there.
+        let small = Array(data.prefix(200 * 1024))
+        let first = Atomic<Bool>(true)
+        let head =
+            "HTTP/1.1 206 Partial Content\r\nETag: \"fastget-test-1\"\r\nContent-Range: bytes 0-\(small.count - 1)/\(small.count)\r\nContent-Length: \(small.count)\r\n\r\n"
+        let server = try TestServer { request in
+            if first.exchange(false, ordering: .relaxed) {
+                return .trickleAfter(sent: Array(head.utf8) + small.prefix(100_000), trickled: Array(small[100_000...]), interval: 1)
+            }
+            return .file(TestFile(small))
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        let download = try Download(url: server.url(), options: options)
+        let written = Atomic<Int64>(0)
+        download.onEvent { event in
+            if case .progress(let progress) = event { written.store(progress.completedBytes, ordering: .relaxed) }
+        }
+        download.start()
+        let deadline = Date().addingTimeInterval(10)
+        while written.load(ordering: .relaxed) < 100_000 && Date() < deadline { usleep(1000) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.fastget")), "no journal while it runs")
+        download.pause()
+        let paused = Date().addingTimeInterval(10)
+        while download.state != .paused && Date() < paused { usleep(1000) }
+        #expect(download.state == .paused)
+        #expect(FileManager.default.fileExists(atPath: directory.file("f.bin.fastget")), "the last checkpoint wrote one")
+
+        server.clearRecords()
+        let report = try Download(url: server.url(), options: options).run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(small))
+        #expect(report.resumedBytes >= 100_000)
+        #expect(server.requests.first?.method == "HEAD", "a resume probes first")
+        #expect(
+            server.requests.contains { $0.header("Range")?.hasPrefix("bytes=100000-") == true || $0.header("Range")?.hasPrefix("bytes=1") == true })
+    }
 }

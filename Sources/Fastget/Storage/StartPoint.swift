@@ -84,11 +84,17 @@ struct StartPoint {
         replacesDestination: Bool
     ) throws(FastgetError) -> StartPoint {
         let checkpointer = Checkpointer(path: journalPath, output: output, header: header)
-        try checkpointer.begin(table)
+        // A file small enough to come in one short request has nothing to plan: a kill before
+        // it is in costs at most that request again. Its journal is written only if it stops
+        // short (the last checkpoint).
+        if header.length > StartPoint.unplannedLimit { try checkpointer.begin(table) }
         return StartPoint(
             output: output, table: table, checkpointer: checkpointer, segmented: true, resumedBytes: 0,
             replacesDestination: replacesDestination)
     }
+
+    /// Files up to this size start without a first journal.
+    static let unplannedLimit: Int64 = 256 * 1024
 
     /// Refuses, before any byte is fetched or preallocated, a file that cannot fit: a server
     /// announcing 10 TB must not make preallocation fill the disk.
