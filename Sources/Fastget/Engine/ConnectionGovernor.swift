@@ -49,6 +49,9 @@ struct ConnectionGovernor {
         changedAt = now
     }
 
+    /// Whether a measurement is pending (not settled): the coordinator then ticks more often.
+    var isMeasuring: Bool { settled == nil }
+
     /// Called on every coordinator tick.
     /// - Parameters:
     ///   - bytes: all bytes written so far.
