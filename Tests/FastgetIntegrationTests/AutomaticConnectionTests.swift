@@ -113,4 +113,30 @@ import Testing
         #expect(
             server.requests.contains { $0.header("Range")?.hasPrefix("bytes=100000-") == true || $0.header("Range")?.hasPrefix("bytes=1") == true })
     }
+
+    @Test func addedConnectionsAServerRefusesAreGivenUpNotTheDownload() throws {
+        // A server that allows two connections per client: of the three connections the count
+        // adds first, the second and third get 503. They give their ranges back; the download
+        // completes on the others.
+        let file = TestFile(data)
+        let server = try TestServer(TestServer.Configuration(rate: { _ in 1_048_576 })) { request in
+            (2...3).contains(request.connection) ? .status(503, body: "too many connections") : .file(file)
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notices = Locked<[String]>([])
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        let download = try Download(url: server.url(), options: options)
+        let changes = Locked<[(count: Int, reason: String)]>([])
+        download.onEvent { event in
+            if case .connectionsChanged(let count, let reason) = event { changes.withLock { $0.append((count, reason)) } }
+        }
+        let report = try download.run(notice: { text in notices.withLock { $0.append(text) } })
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(report.retries == 0)
+        #expect(notices.withLock { $0 }.contains { $0.hasPrefix("an added connection failed (server answered 503") }, "\(notices.withLock { $0 })")
+        let counts = changes.withLock { $0 }
+        #expect(counts.contains { $0.reason.hasSuffix("from now on") }, "\(counts)")
+    }
 }

@@ -70,6 +70,24 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(server.requests.count == 1)
     }
 
+    @Test func aWholeAnswerToTheProbeFromAServerWithRangesIsStillSegmented() throws {
+        // The probe's bytes=0- is answered 200 with the whole file (a cache filling on a miss),
+        // but the server says it takes ranges: the answer carries the first range, the others
+        // are asked for, and the download keeps a journal.
+        let file = TestFile(data)
+        let server = try TestServer { request in
+            var answer = file
+            if request.header("Range") == "bytes=0-" { answer.honorsRange = false }
+            return .file(answer)
+        }
+        let (result, directory, output) = try download(server.url(), segments: 4)
+        defer { directory.remove() }
+        #expect(try result.get().workers == 4)
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+        let ranges = Set(server.requests.compactMap { $0.header("Range") })
+        #expect(ranges == ["bytes=0-", "bytes=262145-524289", "bytes=524290-786434", "bytes=786435-1048578"])
+    }
+
     @Test func probesWithARangedGetWhenHeadIsRefused() throws {
         // The probe's GET meets 501, so the HEAD probe runs, meets 405, and asks for byte 0.
         var file = TestFile(data)

@@ -34,3 +34,21 @@ import Testing
         #expect(session.reserveConnections(host: "h", wanting: 16) == 16, "every grant was given back")
     }
 }
+
+/// Which downloads of a session may share a connection.
+@Suite struct SessionRouteTests {
+    @Test func connectionsThroughAProxyAreNeverSharedBetweenItsUsers() throws {
+        let alice = try ProxySettings(explicit: "http://alice:one@proxy:3128", noProxy: nil, useEnvironment: false)
+        let bob = try ProxySettings(explicit: "http://bob:two@proxy:3128", noProxy: nil, useEnvironment: false)
+        let direct = try ProxySettings(explicit: nil, noProxy: nil, useEnvironment: false)
+        #expect(alice.identity != bob.identity)
+        #expect(alice.identity != direct.identity)
+        let session = try Session()
+        let options = DownloadOptions()
+        #expect(session.route(for: options, proxies: alice).0 !== session.route(for: options, proxies: bob).0)
+        #expect(session.route(for: options, proxies: alice).0 === session.route(for: options, proxies: alice).0)
+        var insecure = options
+        insecure.insecure = true
+        #expect(session.route(for: options, proxies: direct).0 !== session.route(for: insecure, proxies: direct).0)
+    }
+}

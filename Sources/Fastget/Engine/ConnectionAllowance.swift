@@ -6,9 +6,3 @@ protocol ConnectionAllowance: Sendable {
     /// Gives back `count` connections taken earlier.
     func release(_ count: Int)
 }
-
-/// No cap beyond the download's own.
-struct UnlimitedAllowance: ConnectionAllowance {
-    func reserve(_ count: Int) -> Int { count }
-    func release(_ count: Int) {}
-}

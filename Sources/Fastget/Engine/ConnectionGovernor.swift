@@ -14,7 +14,8 @@ struct ConnectionGovernor {
         let reason: String
     }
 
-    let maximum: Int
+    /// The most connections: the session's per-host cap, lowered when an added connection fails.
+    private(set) var maximum: Int
     /// The count now.
     private(set) var count: Int
     /// The count and throughput before the last step up (nil before the first measurement).
@@ -25,6 +26,8 @@ struct ConnectionGovernor {
     private var window: (start: Double, bytes: Int64)?
     /// Settled: no step pending; the rate then, and when the count was last tried higher.
     private var settled: (rate: Double, at: Double)?
+    /// The last rate measured.
+    private var lastRate = 0.0
 
     /// Seconds a measurement lasts, at least…
     static let window = 0.15
@@ -77,6 +80,7 @@ struct ConnectionGovernor {
             received >= ConnectionGovernor.windowBytes || seconds >= ConnectionGovernor.longestWindow
         else { return nil }
         let rate = Double(received) / seconds
+        lastRate = rate
         return judge(rate: rate, now: now, remaining: remaining, latency: latency)
     }
 
@@ -135,13 +139,19 @@ struct ConnectionGovernor {
     }
 
     /// The coordinator could open only `granted` of the connections the last step asked for
-    /// (the session's per-host cap): the count is what it has; it is measured afresh, and a
-    /// later step asks again (other downloads may have given connections back by then).
+    /// (the session's per-host cap): the count is what it has, settled there; it asks again
+    /// at the next try (other downloads may have given connections back by then).
     mutating func limited(to granted: Int, now: Double) {
         count = granted
         before = nil
         window = nil
-        settled = nil
-        changedAt = now
+        settled = (lastRate, now)
+    }
+
+    /// An added connection failed (a server limiting connections per client refuses or
+    /// resets the extra ones): the count never goes beyond what is left.
+    mutating func lowerMaximum(to count: Int, now: Double) {
+        maximum = max(1, min(maximum, count))
+        limited(to: min(self.count, maximum), now: now)
     }
 }

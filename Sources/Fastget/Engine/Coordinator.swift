@@ -43,7 +43,7 @@ struct Coordinator {
         let options = transfer.options
         let crew = WorkerCrew(
             transfer: transfer, table: table, buffers: buffers, segmented: segmented,
-            splice: segmented && transfer.resource.url.scheme == .http && window == nil)
+            splice: segmented && transfer.resource.url.scheme == .http && window == nil, automatic: automatic != nil)
         var governor = automatic.map { _ in ConnectionGovernor(maximum: buffers.count, initial: workers, now: MonotonicClock.seconds()) }
         var reserved = automatic?.allowance.reserve(workers) ?? 0
         defer { automatic?.allowance.release(reserved) }
@@ -93,7 +93,17 @@ struct Coordinator {
                 progress(snapshot())
             }
             if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now) }
-            crew.reap()
+            let failed = crew.reap()
+            if failed > 0, governor != nil {
+                governor!.lowerMaximum(to: crew.active, now: now)
+                transfer.post(
+                    .connectionsChanged(count: crew.active, reason: "\(failed) added connection(s) failed; at most \(crew.active) from now on"))
+            }
+            if let automatic, reserved > crew.alive {
+                // Connections that ended (retired or failed) go back to the host's cap.
+                automatic.allowance.release(reserved - crew.alive)
+                reserved = crew.alive
+            }
         }
         crew.joinAll()
         if let window, transfer.control.failure == nil, !transfer.control.isStopped {
@@ -170,19 +180,20 @@ struct Coordinator {
         var reason = change.reason
         if count > active {
             let granted = automatic.allowance.reserve(count - active)
-            reserved += granted
             if active + granted < count {
                 count = active + granted
                 governor.limited(to: count, now: now)
                 reason += "; the host's connection cap allows \(count)"
             }
-            guard count > active else { return }
             crew.grow(to: count, initialSpeed: table.throughput.load(ordering: .relaxed) / Int64(max(1, active)))
+            // Slots held by workers still retiring may leave fewer started than granted.
+            let started = crew.active - active
+            if started < granted { automatic.allowance.release(granted - started) }
+            reserved += started
+            guard started > 0 else { return }
+            count = crew.active
         } else if count < active {
-            crew.shrink(to: count)
-            let freed = min(reserved, active - count)
-            automatic.allowance.release(freed)
-            reserved -= freed
+            crew.shrink(to: count) // their connections go back to the cap as they end
         }
         transfer.post(.connectionsChanged(count: count, reason: reason))
     }

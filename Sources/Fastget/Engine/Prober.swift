@@ -19,6 +19,7 @@ struct Prober {
         if !(200...299).contains(head.status) && head.status != 405 && head.status != 501 {
             throw FastgetError.status(head, url: url)
         }
+        track(nil)
         requester.pool.park(connection)
         let headLength = headUsable ? head.contentLength : nil
 
@@ -41,6 +42,7 @@ struct Prober {
             // "bytes */0": an empty file (there is no byte 0 to send).
             let range = try? head.contentRange()
             connection.discardBody(deadline: requester.ioDeadline)
+            track(nil)
             requester.pool.park(connection)
             if let range, range.first == nil, range.completeLength == 0 {
                 return resource(url, head, length: 0, ranges: false)
@@ -83,18 +85,24 @@ struct Prober {
             let range = try? head.contentRange()
             guard let range, range.first == nil, range.completeLength == 0 else { break }
             connection.discardBody(deadline: requester.ioDeadline)
+            track(nil) // parked, it may serve another download: a stop of this one must not reach it
             requester.pool.park(connection)
             return (resource(url, head, length: 0, ranges: false), nil)
         case 204, 405, 501:
             connection.discardBody(deadline: requester.ioDeadline)
+            track(nil)
             requester.pool.park(connection)
             return nil
         case 200...299:
             // Without a Content-Length, the HEAD probe may still announce the length that
             // tells a stream cut short from a whole one; ask it.
             guard !head.hasTransferEncoding, let length = head.contentLength else { break }
-            let opened = OpenedResponse(connection: connection, head: head, ranged: false, latency: latency)
-            return (resource(url, head, length: length, ranges: false), opened)
+            // A server that says it takes ranges but answered this one whole (a cache filling
+            // on a miss does) is still segmented: this answer is the file from byte 0, and a
+            // 200 to a later range request falls back to one stream as ever.
+            let ranged = head.acceptsByteRanges == true && length > 0
+            let opened = OpenedResponse(connection: connection, head: head, ranged: ranged, latency: latency)
+            return (resource(url, head, length: length, ranges: ranged), opened)
         default:
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -109,6 +117,7 @@ struct Prober {
     /// (nginx `limit_rate`: 4 MiB took 2.7 s on a reused connection, 1.96 s on a fresh one).
     private func release(_ connection: HTTPConnection, length: Int64?) {
         if let length, length < requester.options.minimumSegmentSize {
+            track(nil)
             requester.pool.park(connection)
         } else {
             connection.shutdown()
@@ -135,6 +144,7 @@ struct Prober {
                 return (connection, head, url)
             }
             connection.discardBody(deadline: requester.ioDeadline)
+            track(nil)
             requester.pool.park(connection)
             hops += 1
             guard hops <= Prober.maximumRedirects else {

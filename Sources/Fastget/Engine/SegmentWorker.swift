@@ -58,7 +58,7 @@ final class SegmentWorker {
                 do {
                     try withRetries { try fetch(segment) }
                 } catch {
-                    transfer.control.fail(error)
+                    fail(error, holding: segment, table: table)
                     return
                 }
                 if retiring {
@@ -95,11 +95,24 @@ final class SegmentWorker {
                     transfer.control.sleep(seconds: SegmentWorker.idlePoll)
                 }
             } catch {
-                transfer.control.fail(error)
+                fail(error, holding: hedge.tail, table: table) // thrown only once the hedge won its tail
                 return
             }
             if measuredSpeed > 0 { speed = measuredSpeed }
         }
+    }
+
+    /// Ends this worker after `error`. A connection an automatic count added hands `segment`
+    /// back to the others, which carry on (a server may allow fewer connections per client);
+    /// any other worker fails the transfer.
+    private func fail(_ error: FastgetError, holding segment: Segment, table: SegmentTable) {
+        guard slot.expendable, !transfer.control.isStopped else {
+            transfer.control.fail(error)
+            return
+        }
+        table.release(segment)
+        slot.failedOut.store(true, ordering: .relaxed)
+        transfer.post(.notice("an added connection failed (\(error.message)); carrying on with the others"))
     }
 
     /// A steal pays off when the victim still needs several times what a request takes to be
@@ -212,7 +225,8 @@ final class SegmentWorker {
                     continue // the redirect target expired; the original URL gave a new one
                 }
                 if transfer.control.isStopped { return } // stopped while re-resolving it
-                guard failure.isRetryable, failures < transfer.options.retries else { throw failure }
+                // An added connection of an automatic count gives its range back at once instead.
+                guard failure.isRetryable, failures < (slot.expendable ? 0 : transfer.options.retries) else { throw failure }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
                 transfer.post(.retry(attempt: failures, error: failure))

@@ -4,6 +4,11 @@ import Synchronization
 /// the worker share.
 final class WorkerSlot: Sendable {
     let id: Int
+    /// Added by an automatic count (not the first worker): when its connection fails, it hands
+    /// its range back and ends instead of failing the download.
+    let expendable: Bool
+    /// Set by an expendable worker that ended that way.
+    let failedOut = Atomic<Bool>(false)
     /// Set by the coordinator: end at the next read, handing the segment back to the table.
     let retire = Atomic<Bool>(false)
     /// Set by the worker once it has written body bytes.
@@ -11,7 +16,10 @@ final class WorkerSlot: Sendable {
     /// Set by the worker's thread as its last act.
     let finished = Atomic<Bool>(false)
 
-    init(id: Int) { self.id = id }
+    init(id: Int, expendable: Bool = false) {
+        self.id = id
+        self.expendable = expendable
+    }
 }
 
 /// The worker threads of one pass, run by the coordinator thread only: started up to the
@@ -23,10 +31,12 @@ final class WorkerCrew {
     private let buffers: BufferPool
     private let segmented: Bool
     private let splice: Bool
+    private let automatic: Bool
     /// Threads started and not yet joined, by slot id.
     private var running: [Int: (thread: PosixThread, slot: WorkerSlot)] = [:]
 
-    init(transfer: Transfer, table: SegmentTable, buffers: BufferPool, segmented: Bool, splice: Bool) {
+    init(transfer: Transfer, table: SegmentTable, buffers: BufferPool, segmented: Bool, splice: Bool, automatic: Bool) {
+        self.automatic = automatic
         self.transfer = transfer
         self.table = table
         self.buffers = buffers
@@ -49,7 +59,7 @@ final class WorkerCrew {
         while active < count && id < buffers.count {
             defer { id += 1 }
             guard running[id] == nil else { continue }
-            let slot = WorkerSlot(id: id)
+            let slot = WorkerSlot(id: id, expendable: automatic && id > 0)
             transfer.runningWorkers.add(1, ordering: .releasing)
             do {
                 let thread = try PosixThread { [transfer, table, buffers, segmented, splice] in
@@ -80,12 +90,19 @@ final class WorkerCrew {
         }
     }
 
-    /// Joins the workers that have ended, freeing their slots.
-    func reap() {
+    /// Threads started and not yet ended (retiring ones still hold a connection).
+    var alive: Int { running.values.filter { !$0.slot.finished.load(ordering: .acquiring) }.count }
+
+    /// Joins the workers that have ended, freeing their slots; returns how many of them ended
+    /// because their connection failed.
+    func reap() -> Int {
+        var failed = 0
         for (id, entry) in running where entry.slot.finished.load(ordering: .acquiring) {
             entry.thread.join()
             running[id] = nil
+            if entry.slot.failedOut.load(ordering: .relaxed) { failed += 1 }
         }
+        return failed
     }
 
     /// Joins every worker (once the transfer's running count is zero, they have all ended).

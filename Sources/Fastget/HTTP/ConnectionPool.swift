@@ -27,6 +27,7 @@ package final class ConnectionPool: Sendable {
         guard connection.isReusable else { return }
         let now = MonotonicClock.seconds()
         idle.withLock { connections in
+            connections.removeAll { now - $0.since > ConnectionPool.maximumIdle }
             if connections.count >= capacity { connections.removeFirst() }
             connections.append((connection, now))
         }

@@ -1,7 +1,8 @@
 /// Opens connections to an origin: resolves the host, tries every address (IPv6 and IPv4) until
 /// one connects, applies timeouts, and adds TLS for `https`.
 package final class Connector: Sendable {
-    /// Connections opened so far, and of the TLS ones how many resumed an earlier session.
+    /// Connections opened, and of the TLS ones how many resumed an earlier session (each
+    /// download counts its own: a session's connector serves several).
     package struct Statistics: Sendable, Equatable {
         package var connections = 0
         package var fullHandshakes = 0
@@ -14,9 +15,6 @@ package final class Connector: Sendable {
     private let verifyPeer: Bool
     /// Created on first use: loading a trust store costs milliseconds that plain HTTP should not pay.
     private let tlsContext = Locked<TLSContext?>(nil)
-    private let counts = Locked(Statistics())
-
-    package var statistics: Statistics { counts.withLock { $0 } }
 
     private let proxies: ProxySettings
 
@@ -65,14 +63,11 @@ package final class Connector: Sendable {
             let tlsStream = try TLSStream(
                 socket: socket, context: try tls(), host: url.host,
                 hostIsIPAddress: url.hostIsIPAddress, port: url.port, deadline: deadline)
-            let resumed = tlsStream.resumedSession
-            counts.withLock { resumed ? ($0.resumedHandshakes += 1) : ($0.fullHandshakes += 1) }
             stream = tlsStream
         } else {
             stream = socket
         }
         socket.makeBlocking(readTimeout: ioTimeout, writeTimeout: ioTimeout)
-        counts.withLock { $0.connections += 1 }
         let viaProxy = proxy != nil && url.scheme == .http
         return HTTPConnection(
             stream: stream, origin: url.origin, viaProxy: viaProxy,

@@ -10,10 +10,18 @@ package struct ProxySettings: Sendable {
     /// Host names or domains (a leading dot is optional), IP addresses, or "*" for all.
     package let bypass: [String]
 
-    /// What tells two settings apart, for sharing connections made with them.
+    /// What tells two settings apart, for sharing connections made with them: each proxy with
+    /// its credentials (a connection authenticated as one user must never serve another), and
+    /// a setting that failed as such (never the same as "no proxy"). Kept in memory only.
     package var identity: String {
-        let proxies = [http, https].map { result in (try? result.get())?.description ?? "-" }
-        return (proxies + bypass).joined(separator: " ")
+        let proxies = [http, https].map { result in
+            switch result {
+            case .success(let url?): "\(url.user ?? ""):\(url.password ?? "")@\(url.description)"
+            case .success(nil): "-"
+            case .failure(let error): "error:\(error)"
+            }
+        }
+        return (proxies + bypass).joined(separator: "\u{0}")
     }
 
     /// No proxy for anything.
