@@ -33,6 +33,9 @@ public final class Download: Sendable {
     let destinationGiven: Bool
     /// The session whose connections it uses; nil: a private one per run.
     let session: Session?
+    /// `url` without credentials, as text: what a queue compares (once per download, not per
+    /// comparison).
+    let urlWithoutCredentials: String
 
     let control = Locked(Control())
     let proxies: ProxySettings
@@ -91,6 +94,7 @@ public final class Download: Sendable {
         self.url = parsed
         self.options = options
         self.session = session
+        urlWithoutCredentials = parsed.withoutCredentials.description
         destinationGiven = destination != nil || options.output != nil
         let path = destination ?? options.output ?? Download.derivedDestination(parsed, options)
         control.withLock {
@@ -172,16 +176,31 @@ public final class Download: Sendable {
     /// Starts the download on a thread of its own and returns at once (from `queued` or
     /// `paused`; otherwise it does nothing). Follow it with events or `result()`.
     public func start() {
+        start { body in
+            do throws(SystemError) {
+                _ = try PosixThread(stackSize: 1 << 20, body)
+                return nil
+            } catch {
+                return error.reason
+            }
+        }
+    }
+
+    /// `start` on a queue's kept threads.
+    func start(on runners: Runners) {
+        start { body in runners.submit(body) ? nil : "no thread could be started" }
+    }
+
+    /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.
+    private func start(launch: (@escaping @Sendable () -> Void) -> String?) {
         let startable = control.withLock { control in
             if control.state == .paused, change(&control, to: .queued) { return (true, true) }
             return (control.state == .queued, false)
         }
         if startable.1 { hub.publish(.stateChanged(.queued)) }
         guard startable.0 else { return }
-        do {
-            _ = try PosixThread(stackSize: 1 << 20) { [self] in _ = try? self.execute(resumingPaused: false) }
-        } catch {
-            _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(error.reason)")))
+        if let reason = launch({ [self] in _ = try? self.execute(resumingPaused: false) }) {
+            _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(reason)")))
         }
     }
 

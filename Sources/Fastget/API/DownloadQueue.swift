@@ -23,6 +23,7 @@ public final class DownloadQueue: Sendable {
 
     private let state = Locked(Entries())
     private let idle = WakeSignal()
+    private let runners: Runners
 
     private struct Entries: Sendable {
         var downloads: [Download] = []
@@ -45,6 +46,7 @@ public final class DownloadQueue: Sendable {
         self.directory = directory
         self.maximumActive = maximumActive
         self.session = session ?? Session.standard()
+        runners = Runners(limit: maximumActive)
         ownsSession = session == nil
         var options = options
         options.directory = directory
@@ -68,7 +70,7 @@ public final class DownloadQueue: Sendable {
         let candidate = try Download(url: url, destination: destination, options: options, session: session)
         let result = state.withLock { entries -> Result<Download, FastgetError> in
             let live = entries.downloads.filter { !$0.state.isFinal }
-            if let existing = live.first(where: { $0.url.withoutCredentials == candidate.url.withoutCredentials }) {
+            if let existing = live.first(where: { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }) {
                 return .success(existing)
             }
             if let clash = live.first(where: { $0.destination == candidate.destination }) {
@@ -78,7 +80,7 @@ public final class DownloadQueue: Sendable {
                         "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
                         hint: "download it on its own with -o FILE"))
             }
-            entries.downloads.removeAll { $0.url.withoutCredentials == candidate.url.withoutCredentials }
+            entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
             entries.downloads.append(candidate)
             return .success(candidate)
         }
@@ -158,7 +160,7 @@ public final class DownloadQueue: Sendable {
             }
             return starting
         }
-        starting.forEach { $0.start() }
+        starting.forEach { $0.start(on: runners) }
         idle.signal()
     }
 
