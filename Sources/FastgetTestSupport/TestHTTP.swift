@@ -26,6 +26,8 @@ public struct RecordedRequest: Sendable {
 public struct ServedResponse: Sendable {
     public let connection: Int
     public let method: String
+    /// The request target it answered.
+    public let target: String
     public let status: Int
     /// Body bytes actually sent.
     public let bodyBytes: Int64

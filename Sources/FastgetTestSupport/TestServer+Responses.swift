@@ -84,7 +84,7 @@ extension TestServer {
         defer {
             record(
                 ServedResponse(
-                    connection: request.connection, method: request.method, status: status,
+                    connection: request.connection, method: request.method, target: request.target, status: status,
                     bodyBytes: sent, started: started, finished: monotonicSeconds()))
         }
         let source = BodySource(file.content)

@@ -263,19 +263,17 @@ public final class TestServer: Sendable {
 
     /// From the log: how many different targets were asked for, and the most that were in
     /// progress at once (from a target's first request to the end of its last response).
-    /// Assumes each connection serves one target, as separate downloads' connections do.
+    /// A connection may serve several targets in turn (downloads of one session share them).
     public func mostFilesAtOnce() -> (files: Int, most: Int) {
         let requests = self.requests
-        var target: [Int: String] = [:]
-        for request in requests where target[request.connection] == nil { target[request.connection] = request.target }
         var spans: [String: (start: Double, end: Double)] = [:]
         for request in requests {
             let span = spans[request.target] ?? (request.received, request.received)
             spans[request.target] = (min(span.start, request.received), span.end)
         }
         for response in responses {
-            guard let name = target[response.connection], let span = spans[name] else { continue }
-            spans[name] = (span.start, max(span.end, response.finished))
+            guard let span = spans[response.target] else { continue }
+            spans[response.target] = (span.start, max(span.end, response.finished))
         }
         var edges: [(time: Double, change: Int)] = []
         for span in spans.values {
