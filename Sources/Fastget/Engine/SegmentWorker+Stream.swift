@@ -46,6 +46,7 @@ extension SegmentWorker {
         if let expected, offset < expected {
             throw TransferError.truncatedBody(received: offset, expected: expected)
         }
+        transfer.control.connections.track(id, nil) // parked, it may serve another download
         transfer.requester.pool.park(connection)
         return offset
     }
