@@ -22,6 +22,22 @@ import Testing
         #expect(server.requests.filter { $0.method == "GET" }.count >= 8)
     }
 
+    @Test func anAutomaticCountStaysWithinTheHostCap() throws {
+        // `-o -` uses a fixed count; with auto, 8 — or the per-host cap when it is lower.
+        let data = Array(StandardOutputTests.data.prefix(8 << 20))
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shell = try #require(findExecutable("sh"))
+        let result = try runProcess(
+            shell, ["-c", "'\(try fastgetExecutable())' -q --max-connections 2 -o - '\(server.url())' | sha256sum"],
+            in: directory.path, timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(SHA256.hex(data) + " "), "\(result.stdout)")
+        // The probe's connection and two for the ranges.
+        #expect(server.connectionCount <= 3, "\(server.connectionCount) connections")
+    }
+
     @Test func memoryStaysBoundedWhateverTheSize() throws {
         // The same download at 16 and at 64 MiB: the peak must not grow with the file (a
         // sanitizer build is larger, but by the same amount for both).

@@ -12,12 +12,12 @@ extension Download {
 
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
     func writeInOrder(
-        to descriptor: Int32, requester: Requester, started: Double,
+        to descriptor: Int32, requester: Requester, cap: Int, started: Double,
         progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
-        options.segments = SegmentPlan.fixedCount(options)
+        options.segments = SegmentPlan.fixedCount(options, cap: cap)
         options.stealing = false
         options.hedging = false
         let segmented = resource.isSegmentable

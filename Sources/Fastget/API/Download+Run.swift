@@ -24,7 +24,7 @@ extension Download {
         }
         if let descriptor = options.outputDescriptor {
             return try writeInOrder(
-                to: descriptor, requester: requester, started: started, progress: progress,
+                to: descriptor, requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress,
                 notice: notice)
         }
         var restarts = 0

@@ -15,8 +15,9 @@ package enum SegmentPlan {
         min(options.segments ?? 1, max(1, unfinished))
     }
 
-    /// The fixed count where an automatic one does not apply (a file written out in order).
-    static func fixedCount(_ options: DownloadOptions) -> Int { options.segments ?? 8 }
+    /// The fixed count where an automatic one does not apply (a file written out in order):
+    /// 8, within the per-host cap.
+    static func fixedCount(_ options: DownloadOptions, cap: Int) -> Int { options.segments ?? min(8, cap) }
 
     /// Splits `[0, length)` into at most `segments` contiguous ranges of nearly equal size, none
     /// smaller than `minimumSize` (except when the whole file is smaller). The ranges tile the
