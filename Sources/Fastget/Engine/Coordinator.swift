@@ -86,8 +86,7 @@ struct Coordinator {
             } else {
                 startWriteback(&flushed)
             }
-            let posted = transfer.takeEvents()
-            if !posted.isEmpty { events(posted) }
+            publishEvents(events)
             if now - lastReport >= options.progressInterval {
                 lastReport = now
                 progress(snapshot())
@@ -113,8 +112,7 @@ struct Coordinator {
                 transfer.control.fail(error)
             }
         }
-        let posted = transfer.takeEvents()
-        if !posted.isEmpty { events(posted) }
+        publishEvents(events)
         try throwIfStoppedShort()
         progress(snapshot())
     }
@@ -149,8 +147,7 @@ struct Coordinator {
                         nextCheckpoint = now + transfer.options.checkpointInterval
                         if let bytes = try? checkpointer.checkpoint(table) { transfer.post(.checkpoint(bytesOnDisk: bytes)) }
                     }
-                    let posted = transfer.takeEvents()
-                    if !posted.isEmpty { events(posted) }
+                    publishEvents(events)
                     progress(snapshot())
                 }
                 if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
@@ -159,10 +156,15 @@ struct Coordinator {
             }
         }
         transfer.workerFinished()
-        let posted = transfer.takeEvents()
-        if !posted.isEmpty { events(posted) }
+        publishEvents(events)
         try throwIfStoppedShort()
         progress(snapshot())
+    }
+
+    /// Hands what the workers posted since the last call to `events`.
+    private func publishEvents(_ events: ([DownloadEvent]) -> Void) {
+        let posted = transfer.takeEvents()
+        if !posted.isEmpty { events(posted) }
     }
 
     /// Applies the governor's next change: more workers (as many as the allowance grants), or
