@@ -32,6 +32,8 @@ struct BenchOptions {
     var soakKills = 0
     /// Start-up timing: how many `fastget --version` runs (0: none).
     var startupRuns = 0
+    /// Where the tools write (a directory made in it); nil: the temporary directory.
+    var outputParent: String?
 
     static let usage = """
         Usage: swift run -c release Bench [options]
@@ -52,6 +54,8 @@ struct BenchOptions {
           --nginx              run against a local nginx instead (when installed)
           --url URL            measure an external server (raw scenario only)
           --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
+          --out DIR            the tools write into a new directory in DIR (default: the
+                               temporary directory), e.g. /dev/shm for tmpfs
           --json FILE          write every cell as JSON too
           --fastget PATH       measure this fastget binary (e.g. a static build)
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
@@ -110,6 +114,7 @@ struct BenchOptions {
             case "--url": options.externalURL = try next("--url")
             case "--compare": options.compare = true
             case "--json": options.jsonPath = try next("--json")
+            case "--out": options.outputParent = try next("--out")
             case "--fastget": options.fastgetPath = try next("--fastget")
             case "--soak":
                 guard let value = Int(try next("--soak")), value >= 1 else { throw HarnessFailure("bad --soak") }

@@ -9,6 +9,8 @@ struct Samples {
     var rss: [Double] = []
     var cpu: [Double] = []
     var durations: [Double] = []
+    /// Wall time plus the fsync of the output timed after the process exited.
+    var durables: [Double] = []
     var connections: [Double] = []
     var failures = 0
     var firstError: String?
@@ -21,8 +23,9 @@ struct Samples {
     }
 
     /// A run that delivered `bytes`.
-    mutating func add(_ result: Measurement, bytes: Int64, stats: RunStats) {
+    mutating func add(_ result: Measurement, bytes: Int64, stats: RunStats, syncSeconds: Double? = nil) {
         durations.append(result.seconds)
+        if let syncSeconds { durables.append(result.seconds + syncSeconds) }
         let speed = Double(bytes) / result.seconds
         speeds.append(speed / 1_048_576)
         if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
@@ -45,7 +48,8 @@ struct Samples {
             tailSeconds: tails.isEmpty ? nil : median(tails), peakRSSMiB: rss.max() ?? 0,
             cpuSeconds: median(cpu), error: firstError,
             files: files, filesPerSecond: files.flatMap { seconds > 0 ? Double($0) / seconds : nil },
-            connections: connections.isEmpty ? nil : median(connections))
+            connections: connections.isEmpty ? nil : median(connections),
+            durableSeconds: durables.isEmpty ? nil : median(durables))
     }
 }
 
@@ -57,6 +61,8 @@ func measureCell(
     var samples = Samples()
     for _ in 0..<repetitions {
         for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
+        // Nothing dirty left from before (the data file, a previous tool) for this run to flush.
+        sync()
         peer.beginRun(kind)
         let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
         let stats = peer.endRun(kind)
@@ -66,8 +72,35 @@ func measureCell(
             samples.fail(result, "\(received) of \(expected) bytes")
             continue
         }
-        samples.add(result, bytes: received, stats: stats)
+        samples.add(result, bytes: received, stats: stats, syncSeconds: syncSeconds(target))
     }
     unlink(target)
     return samples.cell(kind, peer: peer, tool: tool, segments: segments, bytes: size, runs: repetitions)
+}
+
+/// Seconds an fsync of `path` takes right after the tool exited: what stands between its exit
+/// and its bytes being durable (next to nothing for a tool that fsynced before it exited).
+func syncSeconds(_ path: String) -> Double? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let start = Date()
+    guard fsync(fd) == 0 else { return nil }
+    return Date().timeIntervalSince(start)
+}
+
+/// The file system `path` is on, for the header (tmpfs, ext4, …): the type of the longest
+/// mount point in /proc/mounts that contains it.
+func fileSystemName(_ path: String) -> String {
+    let mounts = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+    let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    var best: (point: Substring, type: Substring)?
+    for line in mounts.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count > 2 else { continue }
+        let point = fields[1]
+        let inside = real == point || point == "/" || real.hasPrefix(point + "/")
+        if inside && point.count > (best?.point.count ?? -1) { best = (point, fields[2]) }
+    }
+    return best.map { String($0.type) } ?? "?"
 }

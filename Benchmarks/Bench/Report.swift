@@ -30,13 +30,15 @@ struct Cell: Codable {
     var filesPerSecond: Double? = nil
     /// Median number of connections that carried data, as the server saw them.
     var connections: Double? = nil
+    /// Median seconds until the file was durable: wall time plus an fsync timed after exit.
+    var durableSeconds: Double? = nil
 }
 
 enum Report {
     private static let widths = [12, 10, 10, 9, 28, 9, 9, 10]
     static let header =
         zip(["scenario", "peer", "tool", "N", "MiB/s (min-max)", "eff", "tail", "RSS MiB"], widths).map { pad($0, $1) }.joined()
-        + "CPU s"
+        + "CPU s   durable"
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
@@ -60,7 +62,8 @@ enum Report {
         let efficiency = cell.efficiency.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
         let tail = cell.tailSeconds.map { String(format: "%.2fs", $0) } ?? "-"
         var line = start + zip([speed, efficiency, tail, String(format: "%.1f", cell.peakRSSMiB)], widths.dropFirst(4)).map { pad($0, $1) }.joined()
-        line += String(format: "%.2f", cell.cpuSeconds)
+        line += pad(String(format: "%.2f", cell.cpuSeconds), 8)
+        if let durable = cell.durableSeconds { line += String(format: "%.2fs", durable) }
         if cell.failures > 0 { line += "  (\(cell.failures) of \(cell.runs) runs failed: \(cell.error ?? "?"))" }
         return line
     }
@@ -94,9 +97,17 @@ enum Report {
         case .raw, .rawTLS, .auto:
             if kind == .auto && mine.segments != 0 { return nil }
             guard let best = anchors.max(by: { $0.mibps < $1.mibps }) else { return nil }
-            return String(
+            var line = String(
                 format: "%@N=%@fastget %.0f MiB/s vs best anchor %@ N=%d %.0f MiB/s: %.2fx", name, pad(count(mine), 6) as NSString,
                 mine.mibps, best.tool as NSString, best.segments, best.mibps, mine.mibps / best.mibps)
+            // Until durable: against the anchors at the same N (for auto: at any N).
+            let durable = anchors.filter { $0.durableSeconds != nil && (mine.segments == 0 || $0.segments == mine.segments) }
+            if let mineDurable = mine.durableSeconds, let bestDurable = durable.min(by: { $0.durableSeconds! < $1.durableSeconds! }) {
+                line += String(
+                    format: "; durable %.2f s vs %@ N=%d %.2f s: %.2fx", mineDurable, bestDurable.tool as NSString, bestDurable.segments,
+                    bestDurable.durableSeconds!, bestDurable.durableSeconds! / mineDurable)
+            }
+            return line
         case .capped, .uneven:
             let same = anchors.filter { $0.segments == mine.segments && $0.efficiency != nil }
             guard let best = same.max(by: { $0.efficiency! < $1.efficiency! }), let mineEfficiency = mine.efficiency else { return nil }

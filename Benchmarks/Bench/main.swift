@@ -61,7 +61,7 @@ func run() throws {
         peer.stop()
         data?.directory.remove()
     }
-    let output = try TemporaryDirectory("fastget-bench-out")
+    let output = try TemporaryDirectory("fastget-bench-out", in: options.outputParent)
     defer { output.remove() }
 
     let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
@@ -72,7 +72,7 @@ func run() throws {
     ]
     say(
         "peer: \(peer.name)" + (options.rttMilliseconds > 0 ? String(format: " (rtt %g ms)", options.rttMilliseconds) : "")
-            + ", repetitions: \(options.repetitions), \(cpus) cores")
+            + ", repetitions: \(options.repetitions), \(cpus) cores, output on \(fileSystemName(output.path))")
     say(Report.header)
 
     let cells = try measureAll(tools, peer: peer, many: many, output: output)

@@ -45,8 +45,9 @@ public func testBytes(count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init(_ prefix: String = "fastget-test") throws {
-        let template = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(prefix)-XXXXXX")
+    /// A new directory named `prefix-XXXXXX` in `parent` (default: the temporary directory).
+    public init(_ prefix: String = "fastget-test", in parent: String? = nil) throws {
+        let template = ((parent ?? NSTemporaryDirectory()) as NSString).appendingPathComponent("\(prefix)-XXXXXX")
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { throw CocoaError(.fileWriteUnknown) }
         path = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
