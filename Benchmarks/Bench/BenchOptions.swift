@@ -32,6 +32,8 @@ struct BenchOptions {
     var soakKills = 0
     /// Start-up timing: how many `fastget --version` runs (0: none).
     var startupRuns = 0
+    /// Print where each cell's fixed costs went (embedded server).
+    var phases = false
     /// Where the tools write (a directory made in it); nil: the temporary directory.
     var outputParent: String?
 
@@ -56,6 +58,9 @@ struct BenchOptions {
           --compare            also time curl, wget2, aria2c, axel, lftp found on PATH
           --out DIR            the tools write into a new directory in DIR (default: the
                                temporary directory), e.g. /dev/shm for tmpfs
+          --phases             under each row (embedded server): when the first and the last
+                               data request arrived after the spawn, and how long from the
+                               last byte sent to the exit
           --json FILE          write every cell as JSON too
           --fastget PATH       measure this fastget binary (e.g. a static build)
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
@@ -114,6 +119,7 @@ struct BenchOptions {
             case "--url": options.externalURL = try next("--url")
             case "--compare": options.compare = true
             case "--json": options.jsonPath = try next("--json")
+            case "--phases": options.phases = true
             case "--out": options.outputParent = try next("--out")
             case "--fastget": options.fastgetPath = try next("--fastget")
             case "--soak":
@@ -129,21 +135,26 @@ struct BenchOptions {
             }
             index += 1
         }
-        if options.quick {
-            options.segments = [1, 4]
-            options.repetitions = 1
-            options.rawSize = 64 << 20
-            options.cappedSeconds = 0.5
-            options.unevenSeconds = 0.5
-            options.autoCappedSeconds = 1
-            options.manyFiles = 50
-        }
+        options.applyQuick()
         if let explicitSegments = options.explicitSegments { options.segments = explicitSegments }
         if let explicitFiles { options.manyFiles = explicitFiles }
         if let explicitRepetitions { options.repetitions = explicitRepetitions }
         if let explicitSize { options.rawSize = explicitSize }
         if options.externalURL != nil { options.scenarios = [.raw] }
         return options
+    }
+
+    /// `--quick`'s smaller figures (options given explicitly override them afterwards).
+    private mutating func applyQuick() {
+        if quick {
+            segments = [1, 4]
+            repetitions = 1
+            rawSize = 64 << 20
+            cappedSeconds = 0.5
+            unevenSeconds = 0.5
+            autoCappedSeconds = 1
+            manyFiles = 50
+        }
     }
 
     /// A combination of options that cannot work, as one line; nil when there is none.

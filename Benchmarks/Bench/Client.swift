@@ -116,6 +116,8 @@ struct Measurement {
     /// User + system CPU seconds.
     let cpuSeconds: Double
     let log: String
+    /// CLOCK_MONOTONIC seconds just before the spawn.
+    var started = 0.0
 }
 
 /// Runs `path` with `arguments` through `bench-launcher`, which measures wall time, peak RSS and
@@ -140,12 +142,12 @@ func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throw
     let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     unlink(logPath)
     let fields = report.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-    guard fields.count == 4, let status = Int32(fields[0]), let seconds = Double(fields[1]),
-        let rss = Int64(fields[2]), let cpu = Double(fields[3])
+    guard fields.count == 5, let status = Int32(fields[0]), let seconds = Double(fields[1]),
+        let rss = Int64(fields[2]), let cpu = Double(fields[3]), let start = Double(fields[4])
     else {
         throw HarnessFailure("bench-launcher failed for \(path): \(report)")
     }
-    return Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log)
+    return Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log, started: start)
 }
 
 func monotonicNow() -> Double {

@@ -12,6 +12,11 @@ struct Samples {
     /// Wall time plus the fsync of the output timed after the process exited.
     var durables: [Double] = []
     var connections: [Double] = []
+    /// Where a run's time went, seconds (embedded server only): spawn to the first data
+    /// response's start, first to last start, last finish to the process's exit.
+    var leads: [Double] = []
+    var ramps: [Double] = []
+    var afters: [Double] = []
     var failures = 0
     var firstError: String?
 
@@ -31,6 +36,11 @@ struct Samples {
         if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
         if let tail = stats.tail { tails.append(tail) }
         if let count = stats.connections { connections.append(Double(count)) }
+        if let first = stats.firstStart, let last = stats.lastStart, let finish = stats.lastFinish, result.started > 0 {
+            leads.append(first - result.started)
+            ramps.append(last - first)
+            afters.append(result.started + result.seconds - finish)
+        }
         rss.append(Double(result.peakRSS) / 1_048_576)
         cpu.append(result.cpuSeconds)
     }
@@ -49,7 +59,8 @@ struct Samples {
             cpuSeconds: median(cpu), error: firstError,
             files: files, filesPerSecond: files.flatMap { seconds > 0 ? Double($0) / seconds : nil },
             connections: connections.isEmpty ? nil : median(connections),
-            durableSeconds: durables.isEmpty ? nil : median(durables))
+            durableSeconds: durables.isEmpty ? nil : median(durables),
+            phases: leads.isEmpty ? nil : Phases(lead: median(leads), ramp: median(ramps), after: median(afters)))
     }
 }
 

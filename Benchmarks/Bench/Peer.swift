@@ -10,6 +10,11 @@ struct RunStats {
     let ideal: Double?
     /// How many connections carried data; nil when unknown.
     var connections: Int? = nil
+    /// When (CLOCK_MONOTONIC) the first and the last data response started, and the last
+    /// finished; nil when the server keeps no such log (nginx, an external server).
+    var firstStart: Double? = nil
+    var lastStart: Double? = nil
+    var lastFinish: Double? = nil
 }
 
 extension RunStats {
@@ -141,7 +146,11 @@ final class EmbeddedPeer: Peer {
         guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
         server.waitUntilIdle(timeout: 1)
         let data = server.responses.filter { $0.method == "GET" && $0.bodyBytes > 1 }
-        return RunStats(kind, finishes: data.map(\.finished), connections: Set(data.map(\.connection)))
+        var stats = RunStats(kind, finishes: data.map(\.finished), connections: Set(data.map(\.connection)))
+        stats.firstStart = data.map(\.started).min()
+        stats.lastStart = data.map(\.started).max()
+        stats.lastFinish = data.map(\.finished).max()
+        return stats
     }
 
     func stop() { servers.values.forEach { $0.stop() } }

@@ -32,6 +32,18 @@ struct Cell: Codable {
     var connections: Double? = nil
     /// Median seconds until the file was durable: wall time plus an fsync timed after exit.
     var durableSeconds: Double? = nil
+    /// Where the fixed costs of a run went (embedded server only).
+    var phases: Phases? = nil
+}
+
+/// A run's time line as the embedded server saw it, medians in seconds: from the spawn to the
+/// first data response's start (process start, probe, plan, first thread), from the first to
+/// the last data response's start (the other connections' start), and from the last byte sent
+/// to the process's exit (final sync, rename, exit). The finishes' spread is the tail column.
+struct Phases: Codable {
+    let lead: Double
+    let ramp: Double
+    let after: Double
 }
 
 enum Report {
@@ -65,6 +77,11 @@ enum Report {
         line += pad(String(format: "%.2f", cell.cpuSeconds), 8)
         if let durable = cell.durableSeconds { line += String(format: "%.2fs", durable) }
         if cell.failures > 0 { line += "  (\(cell.failures) of \(cell.runs) runs failed: \(cell.error ?? "?"))" }
+        if options.phases, let phases = cell.phases {
+            line += String(
+                format: "\n%@first request %.1f ms after the spawn, the last %.1f ms later; last byte to exit %.1f ms", pad("", 41),
+                phases.lead * 1000, phases.ramp * 1000, phases.after * 1000)
+        }
         return line
     }
 

@@ -1,5 +1,6 @@
 // bench-launcher LOG PROGRAM ARGS...: runs PROGRAM with its output in LOG and prints
-// "STATUS SECONDS MAXRSS_KB CPU_SECONDS" for it alone.
+// "STATUS SECONDS MAXRSS_KB CPU_SECONDS START" for it alone (START: CLOCK_MONOTONIC seconds
+// just before the spawn, to place the server's log on the process's time line).
 //
 // Why a separate tiny process: Linux folds the pre-exec address space's RSS high-water mark into
 // the exec'd program's ru_maxrss. Spawned from Bench (tens of MiB), every tool would report
@@ -44,6 +45,6 @@ int main(int argc, char **argv) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     double cpu = (double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6
                + (double)usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-    printf("%d %.6f %ld %.6f\n", code, seconds, usage.ru_maxrss, cpu);
+    printf("%d %.6f %ld %.6f %.6f\n", code, seconds, usage.ru_maxrss, cpu, start);
     return 0;
 }
