@@ -47,7 +47,8 @@ let package = Package(
         // (gold: its post-link trimming of unwind tables relies on gold's section layout).
         .executableTarget(
             name: "FastgetCLI", dependencies: ["Fastget"],
-            linkerSettings: staticOpenSSL ? [] : [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(configuration: .release))]
+            linkerSettings: staticOpenSSL
+                ? [] : [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--icf=all"], .when(configuration: .release))]
         ),
         // Loopback HTTP server that misbehaves on purpose, nginx and CLI harnesses, SHA-256.
         // Shared by the tests and Bench; may use Foundation.

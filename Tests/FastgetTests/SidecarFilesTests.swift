@@ -1,4 +1,5 @@
 @testable import Fastget
+import Synchronization
 import Testing
 
 @Suite struct SidecarFilesTests {
@@ -61,5 +62,39 @@ import Testing
         control.stop()
         thread.join()
         #expect(MonotonicClock.seconds() - started < 5)
+    }
+
+    @Test func aNudgeEndsASleepWithoutStopping() throws {
+        let control = TransferControl()
+        let done = Atomic<Bool>(false)
+        let thread = try PosixThread {
+            control.sleep(seconds: 30)
+            done.store(true, ordering: .releasing)
+        }
+        // A nudge before the thread sleeps wakes nobody: nudge until it has returned.
+        let started = MonotonicClock.seconds()
+        while !done.load(ordering: .acquiring) && MonotonicClock.seconds() - started < 10 {
+            control.nudge()
+            MonotonicClock.sleep(seconds: 0.001)
+        }
+        thread.join()
+        #expect(MonotonicClock.seconds() - started < 5)
+        #expect(!control.isStopped)
+    }
+}
+
+/// When the coordinator starts writeback of a segment's bytes.
+@Suite struct WritebackRuleTests {
+    let step = Coordinator.writebackStep
+
+    @Test func everyStepOfBytesAndTheRestOfACompleteSegment() {
+        #expect(Coordinator.writeback(written: step - 1, end: 10 * step, flushed: 0) == nil)
+        #expect(Coordinator.writeback(written: step, end: 10 * step, flushed: 0) == ByteRange(start: 0, end: step))
+        #expect(Coordinator.writeback(written: 2 * step + 5, end: 10 * step, flushed: step) == ByteRange(start: step, end: 2 * step + 5))
+        // A segment smaller than a step, or the last piece of one, goes once it is complete,
+        // so that the final fsync does not find it all still dirty.
+        #expect(Coordinator.writeback(written: 4096, end: 4096, flushed: 0) == ByteRange(start: 0, end: 4096))
+        #expect(Coordinator.writeback(written: 3 * step + 7, end: 3 * step + 7, flushed: 3 * step) == ByteRange(start: 3 * step, end: 3 * step + 7))
+        #expect(Coordinator.writeback(written: 4096, end: 4096, flushed: 4096) == nil, "nothing new")
     }
 }

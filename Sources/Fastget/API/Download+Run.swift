@@ -33,9 +33,12 @@ extension Download {
         defer { ownership?.release() }
         while true {
             advance(to: .probing)
-            let (resource, opened) = try probe(requester, opening: restarts == 0 && !singleStream && mayOpen())
             // The probe's answer, unread, until a transfer takes it: closed on every other way out.
-            var unread = opened
+            // Held only here (no other binding), so that the connection's descriptor closes as
+            // soon as the worker that took it lets go, not when the download ends.
+            let resource: RemoteResource
+            var unread: OpenedResponse?
+            (resource, unread) = try probe(requester, opening: restarts == 0 && !singleStream && mayOpen())
             defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: resource, ownership: &ownership)
             guard

@@ -214,16 +214,25 @@ struct Coordinator {
         throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
     }
 
-    /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path.
+    /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path:
+    /// every `writebackStep`, and the rest of a segment as soon as it is complete, so that the
+    /// final fsync finds little left to write.
     private func startWriteback(_ flushed: inout [ObjectIdentifier: Int64]) {
         for segment in table.segments {
             let written = segment.written.load(ordering: .acquiring)
             let done = flushed[ObjectIdentifier(segment)] ?? segment.start
-            if written - done >= Coordinator.writebackStep {
-                transfer.output.startWriteback(ByteRange(start: done, end: written))
+            if let range = Coordinator.writeback(written: written, end: segment.end.load(ordering: .acquiring), flushed: done) {
+                transfer.output.startWriteback(range)
                 flushed[ObjectIdentifier(segment)] = written
             }
         }
+    }
+
+    /// What of a segment to start writing back now, if anything: the bytes since the last
+    /// writeback once they reach `writebackStep`, or whatever is left once it is complete.
+    static func writeback(written: Int64, end: Int64, flushed: Int64) -> ByteRange? {
+        guard written > flushed, written - flushed >= writebackStep || written >= end else { return nil }
+        return ByteRange(start: flushed, end: written)
     }
 
     /// Each segment's speed since the last tick, smoothed, for the thieves' time estimates.
@@ -261,7 +270,7 @@ struct Coordinator {
     static let firstCheckpointBytes: Int64 = 1 << 20
 
     /// Bytes a segment accumulates before the coordinator starts their writeback.
-    static let writebackStep: Int64 = 4 << 20
+    static let writebackStep: Int64 = 1 << 20
 
     func snapshot() -> DownloadProgress {
         DownloadProgress(

@@ -5,3 +5,6 @@ struct Hedge {
     let tail: Segment
     let thiefSpeed: Int64
 }
+
+/// A hedge found that the victim reached its tail first.
+struct HedgeLost: Error {}

@@ -65,6 +65,7 @@ final class SegmentWorker {
                     table.release(segment) // what is left of it goes to the next worker to claim
                     return
                 }
+                if table.isComplete { transfer.control.nudge() } // the idle ones may end now
                 continue
             }
             if table.isComplete { return }
@@ -99,6 +100,7 @@ final class SegmentWorker {
                 return
             }
             if measuredSpeed > 0 { speed = measuredSpeed }
+            if table.isComplete { transfer.control.nudge() }
         }
     }
 
@@ -395,6 +397,3 @@ final class SegmentWorker {
         return usable
     }
 }
-
-/// A hedge found that the victim reached its tail first.
-struct HedgeLost: Error {}

@@ -13,6 +13,8 @@ final class TransferControl: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Where `sleep(seconds:)` waits; a stop wakes every sleeper.
     private let sleepers = Monitor()
+    /// Counts `nudge()` calls: a sleeper that sees it change returns early.
+    private let nudges = Atomic<Int>(0)
     private let firstFailure = Locked<FastgetError?>(nil)
     private let stopMessage = Locked<String>("download cancelled")
     private let changed = Atomic<Bool>(false)
@@ -60,14 +62,25 @@ final class TransferControl: Sendable {
         wake.signal()
     }
 
-    /// Waits up to `seconds` (a back-off, an idle worker's poll); returns early on a stop.
+    /// Waits up to `seconds` (a back-off, an idle worker's poll); returns early on a stop or a
+    /// `nudge()`.
     func sleep(seconds: Double) {
         guard seconds > 0 else { return } // also NaN: nothing to wait for
         let deadline = MonotonicClock.seconds() + seconds
         sleepers.locked {
-            while !isStopped {
+            let seen = nudges.load(ordering: .relaxed)
+            while !isStopped && nudges.load(ordering: .relaxed) == seen {
                 if !sleepers.wait(until: deadline) { return }
             }
+        }
+    }
+
+    /// Wakes every `sleep(seconds:)` without stopping: the last segment is complete, and the
+    /// idle workers can end now instead of at their next look.
+    func nudge() {
+        sleepers.locked {
+            nudges.add(1, ordering: .relaxed)
+            sleepers.broadcast()
         }
     }
 }
