@@ -26,7 +26,7 @@ final class SegmentWorker {
         self.transfer = transfer
         self.buffer = buffer
         url = transfer.url
-        pipe = splice ? try? SplicePipe(capacity: buffer.count) : nil
+        pipe = splice ? try? SplicePipe(capacity: SegmentWorker.pipeCapacity) : nil
     }
 
     /// Where this worker's current request goes (the transfer's URL when it was sent).
@@ -124,6 +124,12 @@ final class SegmentWorker {
         let minimumETA = max(SegmentWorker.minimumStealETA, 4 * transfer.latency.seconds)
         return table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed, minimumETA: minimumETA)
     }
+
+    /// Bytes a splice pipe holds: each fill and drain moves up to this much. With 128 KiB
+    /// (the read buffer's size), 16 connections spent a third of their CPU taking the file's
+    /// inode lock and switching threads for small writes; 1 MiB is the default largest pipe an
+    /// unprivileged process may ask for. A pipe the kernel will not grow keeps its 64 KiB.
+    static let pipeCapacity = 1024 * 1024
 
     /// The fewest bytes a steal takes (with the default segment size, 32 KiB).
     static let minimumSteal: Int64 = 16 * 1024
@@ -374,7 +380,7 @@ final class SegmentWorker {
             do {
                 try confirmOwnership(connection)
             } catch {
-                self.pipe = try? SplicePipe(capacity: buffer.count) // it holds bytes that are not ours
+                self.pipe = try? SplicePipe(capacity: SegmentWorker.pipeCapacity) // it holds bytes that are not ours
                 throw error
             }
         }
@@ -390,7 +396,7 @@ final class SegmentWorker {
         }
         if usable < count {
             // The rest is another segment's; this pipe still holds it, so it goes.
-            self.pipe = try? SplicePipe(capacity: buffer.count)
+            self.pipe = try? SplicePipe(capacity: SegmentWorker.pipeCapacity)
             connection.invalidate()
             connection.shutdown()
         }
