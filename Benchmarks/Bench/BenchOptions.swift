@@ -59,8 +59,7 @@ struct BenchOptions {
           --out DIR            the tools write into a new directory in DIR (default: the
                                temporary directory), e.g. /dev/shm for tmpfs
           --phases             under each row (embedded server): when the first and the last
-                               data request arrived after the spawn, and how long from the
-                               last byte sent to the exit
+                               data request arrived after the spawn
           --json FILE          write every cell as JSON too
           --fastget PATH       measure this fastget binary (e.g. a static build)
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,

@@ -13,10 +13,9 @@ struct Samples {
     var durables: [Double] = []
     var connections: [Double] = []
     /// Where a run's time went, seconds (embedded server only): spawn to the first data
-    /// response's start, first to last start, last finish to the process's exit.
+    /// response's start, first to last start.
     var leads: [Double] = []
     var ramps: [Double] = []
-    var afters: [Double] = []
     var failures = 0
     var firstError: String?
 
@@ -36,10 +35,9 @@ struct Samples {
         if let ideal = stats.ideal, ideal > 0 { efficiencies.append(speed / ideal) }
         if let tail = stats.tail { tails.append(tail) }
         if let count = stats.connections { connections.append(Double(count)) }
-        if let first = stats.firstStart, let last = stats.lastStart, let finish = stats.lastFinish, result.started > 0 {
+        if let first = stats.firstStart, let last = stats.lastStart, result.started > 0 {
             leads.append(first - result.started)
             ramps.append(last - first)
-            afters.append(result.started + result.seconds - finish)
         }
         rss.append(Double(result.peakRSS) / 1_048_576)
         cpu.append(result.cpuSeconds)
@@ -60,7 +58,7 @@ struct Samples {
             files: files, filesPerSecond: files.flatMap { seconds > 0 ? Double($0) / seconds : nil },
             connections: connections.isEmpty ? nil : median(connections),
             durableSeconds: durables.isEmpty ? nil : median(durables),
-            phases: leads.isEmpty ? nil : Phases(lead: median(leads), ramp: median(ramps), after: median(afters)))
+            phases: leads.isEmpty ? nil : Phases(lead: median(leads), ramp: median(ramps)))
     }
 }
 

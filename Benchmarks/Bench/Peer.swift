@@ -10,11 +10,10 @@ struct RunStats {
     let ideal: Double?
     /// How many connections carried data; nil when unknown.
     var connections: Int? = nil
-    /// When (CLOCK_MONOTONIC) the first and the last data response started, and the last
-    /// finished; nil when the server keeps no such log (nginx, an external server).
+    /// When (CLOCK_MONOTONIC) the first and the last data response started; nil when the
+    /// server keeps no such log (nginx, an external server).
     var firstStart: Double? = nil
     var lastStart: Double? = nil
-    var lastFinish: Double? = nil
 }
 
 extension RunStats {
@@ -149,7 +148,6 @@ final class EmbeddedPeer: Peer {
         var stats = RunStats(kind, finishes: data.map(\.finished), connections: Set(data.map(\.connection)))
         stats.firstStart = data.map(\.started).min()
         stats.lastStart = data.map(\.started).max()
-        stats.lastFinish = data.map(\.finished).max()
         return stats
     }
 

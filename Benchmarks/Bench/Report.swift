@@ -36,14 +36,14 @@ struct Cell: Codable {
     var phases: Phases? = nil
 }
 
-/// A run's time line as the embedded server saw it, medians in seconds: from the spawn to the
-/// first data response's start (process start, probe, plan, first thread), from the first to
-/// the last data response's start (the other connections' start), and from the last byte sent
-/// to the process's exit (final sync, rename, exit). The finishes' spread is the tail column.
+/// A run's start as the embedded server saw it, medians in seconds: from the spawn to the
+/// first data response's start (process start, probe), and from the first to the last data
+/// response's start (plan, threads, the other connections). The end is not measured this way:
+/// the server notices that a client stopped reading an open-ended answer (the probe's
+/// `bytes=0-`) only at its next send, after the client may already have exited.
 struct Phases: Codable {
     let lead: Double
     let ramp: Double
-    let after: Double
 }
 
 enum Report {
@@ -79,8 +79,8 @@ enum Report {
         if cell.failures > 0 { line += "  (\(cell.failures) of \(cell.runs) runs failed: \(cell.error ?? "?"))" }
         if options.phases, let phases = cell.phases {
             line += String(
-                format: "\n%@first request %.1f ms after the spawn, the last %.1f ms later; last byte to exit %.1f ms", pad("", 41),
-                phases.lead * 1000, phases.ramp * 1000, phases.after * 1000)
+                format: "\n%@first request %.1f ms after the spawn, the last %.1f ms later", pad("", 41), phases.lead * 1000,
+                phases.ramp * 1000)
         }
         return line
     }
