@@ -25,7 +25,7 @@ let package = Package(
     name: "fastget",
     products: [
         .library(name: "Fastget", targets: ["Fastget"]),
-        .executable(name: "fastget", targets: ["FastgetCLI"]),
+        .executable(name: "fastget", targets: ["FastgetTool"]),
     ],
     targets: [
         // OpenSSL headers plus static inline wrappers for the macros Swift cannot import.
@@ -38,15 +38,19 @@ let package = Package(
             swiftSettings: faults,
             linkerSettings: openSSL
         ),
-        // The release executable is fully static: the Swift runtime, OpenSSL's archives and glibc
-        // linked in, no loader, no relocation, no libstdc++ start-up. `fastget --version` takes
-        // 1.2 ms instead of 2.1 (shared libc, libstdc++, libm, libgcc_s) or 7.4 (everything
-        // shared). lld links it: it does not repeat glibc's warnings that getaddrinfo loads NSS
-        // modules at run time, which it still does (names resolve through /etc/hosts and DNS).
-        // Debug builds and the tests link as usual; scripts/build-static.sh passes its own flags
-        // (gold: its post-link trimming of unwind tables relies on gold's section layout).
+        // The command line: everything `fastget` does, as a library the tests import.
+        .target(name: "FastgetCLI", dependencies: ["Fastget"]),
+        // The executable: `main` only. The release build is fully static: the Swift runtime,
+        // OpenSSL's archives and glibc linked in, no loader, no relocation, no libstdc++
+        // start-up (`fastget --version` takes 1.3 ms instead of 2.3 with shared glibc and
+        // libstdc++, 7.4 with everything shared). lld links it: it does not repeat glibc's
+        // notice that getaddrinfo loads NSS modules at run time, which it still does (names
+        // resolve through /etc/hosts and DNS). These flags sit on this target alone, which no
+        // test links: debug builds, `swift test` (also `-c release`) and the library product
+        // link as usual. scripts/build-static.sh passes its own flags (gold: its post-link
+        // trimming of unwind tables relies on gold's section layout).
         .executableTarget(
-            name: "FastgetCLI", dependencies: ["Fastget"],
+            name: "FastgetTool", dependencies: ["FastgetCLI"],
             linkerSettings: staticOpenSSL
                 ? [] : [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--icf=all"], .when(configuration: .release))]
         ),
@@ -55,7 +59,7 @@ let package = Package(
         .target(name: "FastgetTestSupport", dependencies: ["Fastget", "COpenSSL"]),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Fastget", "FastgetTestSupport", "FastgetCLI", "bench-launcher"],
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetTool", "bench-launcher"],
             path: "Benchmarks/Bench"
         ),
         // Runs one measured process and reports its own peak RSS (see launcher.c for why).

@@ -74,6 +74,8 @@ func measureCell(
         sync()
         peer.beginRun(kind)
         let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
+        // First, before the server's log is read (which may wait): what the tool left dirty.
+        let sync = syncSeconds(target)
         let stats = peer.endRun(kind)
         let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
         let expected = options.externalURL == nil ? size : received
@@ -81,7 +83,7 @@ func measureCell(
             samples.fail(result, "\(received) of \(expected) bytes")
             continue
         }
-        samples.add(result, bytes: received, stats: stats, syncSeconds: syncSeconds(target))
+        samples.add(result, bytes: received, stats: stats, syncSeconds: sync)
     }
     unlink(target)
     return samples.cell(kind, peer: peer, tool: tool, segments: segments, bytes: size, runs: repetitions)
@@ -93,9 +95,9 @@ func syncSeconds(_ path: String) -> Double? {
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    let start = Date()
+    let start = monotonicNow()
     guard fsync(fd) == 0 else { return nil }
-    return Date().timeIntervalSince(start)
+    return monotonicNow() - start
 }
 
 /// The file system `path` is on, for the header (tmpfs, ext4, …): the type of the longest
@@ -109,7 +111,8 @@ func fileSystemName(_ path: String) -> String {
         guard fields.count > 2 else { continue }
         let point = fields[1]
         let inside = real == point || point == "/" || real.hasPrefix(point + "/")
-        if inside && point.count > (best?.point.count ?? -1) { best = (point, fields[2]) }
+        // A later line mounted over an earlier one at the same point: the later one is seen.
+        if inside && point.count >= (best?.point.count ?? -1) { best = (point, fields[2]) }
     }
     return best.map { String($0.type) } ?? "?"
 }

@@ -28,6 +28,11 @@ static inline int fastget_set_pipe_size(int fd, int size) {
     return fcntl(fd, 1031 /* F_SETPIPE_SZ */, size);
 }
 
+/// fcntl(F_GETPIPE_SZ): the pipe's capacity in bytes.
+static inline int fastget_pipe_size(int fd) {
+    return fcntl(fd, 1032 /* F_GETPIPE_SZ */);
+}
+
 static inline int fastget_fallocate(int fd, off_t offset, off_t len) {
     return fallocate(fd, 0, offset, len);
 }

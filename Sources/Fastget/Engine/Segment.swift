@@ -31,8 +31,8 @@ final class Segment: Sendable {
     var remaining: Int64 { end.load(ordering: .acquiring) - written.load(ordering: .acquiring) }
 
     /// The watermark as the journal may record it. A steal that lands between the worker's check
-    /// of `end` and its write lets it write (identical) bytes just past its new end; those bytes
-    /// are the thief's to account for.
+    /// of `end` and its write lets it write (identical) bytes past its new end, up to one read
+    /// (a buffer, or a splice pipe of 1 MiB); those bytes are the thief's to account for.
     var writtenWithinEnd: Int64 { min(written.load(ordering: .acquiring), end.load(ordering: .acquiring)) }
     var isComplete: Bool { remaining <= 0 }
 }

@@ -36,9 +36,9 @@ final class SegmentWorker {
     /// The coordinator asked this worker to end (an automatic count went down).
     private var retiring: Bool { slot.retire.load(ordering: .acquiring) }
 
-    /// Bytes after a victim's watermark that a steal leaves with it: about what may already be
-    /// on its way into the victim's buffer. (Correctness does not depend on it: a victim keeps
-    /// only bytes below its current end.)
+    /// Bytes after a victim's watermark that a steal leaves with it, for what may already be on
+    /// its way to the victim. (Correctness does not depend on it: a victim keeps only bytes
+    /// below its end as it reads it, and what it writes past a later end is the same bytes.)
     static let stealReserve: Int64 = 32 * 1024
 
     /// Ranged mode: unclaimed segments first, then halves stolen from the slowest; when

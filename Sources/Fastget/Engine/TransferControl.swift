@@ -11,7 +11,7 @@ final class TransferControl: Sendable {
     let connections = ConnectionRegistry()
 
     private let stopped = Atomic<Bool>(false)
-    /// Where `sleep(seconds:)` waits; a stop wakes every sleeper.
+    /// Where `sleep(seconds:)` waits; a stop or a `nudge()` wakes every sleeper.
     private let sleepers = Monitor()
     /// Counts `nudge()` calls: a sleeper that sees it change returns early.
     private let nudges = Atomic<Int>(0)

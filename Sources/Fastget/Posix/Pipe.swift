@@ -16,8 +16,12 @@ package final class SplicePipe: @unchecked Sendable {
         writeEnd = ends[1]
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-        let size = fastget_set_pipe_size(writeEnd, Int32(capacity))
-        self.capacity = size > 0 ? Int(size) : 64 * 1024
+        // Smaller sizes when the kernel refuses (an unprivileged user past its pipe pages, or
+        // past fs.pipe-max-size); then whatever the pipe really holds, which may be 8 KiB.
+        var wanted = capacity
+        while wanted > 64 * 1024 && fastget_set_pipe_size(writeEnd, Int32(wanted)) < 0 { wanted /= 4 }
+        let size = fastget_pipe_size(writeEnd)
+        self.capacity = size > 0 ? Int(size) : 4096
     }
 
     deinit {

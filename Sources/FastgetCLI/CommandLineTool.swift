@@ -1,0 +1,36 @@
+import Fastget
+import Glibc
+
+/// The `fastget` command: parses the arguments, runs one download or a list, and exits with
+/// the documented status. The executable (`Sources/FastgetTool`) only calls `main()`, so that
+/// the tests can import this module without linking the executable's static-link flags.
+package enum CommandLineTool {
+    package static func main() -> Never {
+        // TLS writes go through the socket: a peer that closes must produce EPIPE, not kill us.
+        signal(SIGPIPE, SIG_IGN)
+        SignalWatcher.blockSignals()
+
+        let invocation: Invocation
+        do {
+            invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            Console.error(error.message, hint: "see fastget --help")
+            exit(FastgetError.Code.usage.exitCode)
+        }
+
+        if invocation.showHelp {
+            Console.write(HelpText.text, to: 1)
+            exit(ExitStatus.success)
+        }
+        if invocation.showVersion {
+            Console.write("fastget \(Fastget.version)\n\(Fastget.openSSLVersion)\n", to: 1)
+            exit(ExitStatus.success)
+        }
+
+        if invocation.inputFile != nil {
+            exit(Batch.run(invocation))
+        }
+
+        exit(SingleDownload.run(invocation))
+    }
+}
