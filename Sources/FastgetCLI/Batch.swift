@@ -71,7 +71,7 @@ enum Batch {
             if invocation.json { JSONEvents.write(event, url: url) }
             switch event {
             case .completed(let report):
-                if invocation.json { JSONEvents.done(report, checksum: invocation.options.checksum, url: url) }
+                if invocation.json { JSONEvents.done(report, checksum: invocation.checkedDigest(report), url: url) }
                 guard !invocation.quiet && !invocation.json else { return }
                 Console.write(Summary.line(report, saved: "saved \(report.path)", details: false))
             case .failed(let error):

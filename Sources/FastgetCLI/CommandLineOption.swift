@@ -75,7 +75,10 @@ struct CommandLineOption {
             .init(
                 nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
                 note: "suffixes k, M, G"),
-            .init(nil, "checksum", "A=HEX", .text(OptionValue.checksum), "check the file's sha-256, sha-1 or md5 before calling it done"),
+            .init(
+                nil, "checksum", "A=HEX", .text(OptionValue.checksum), "check the file's sha-256, sha-512, sha-1 or md5",
+                note: "default: the server's"),
+            .init(nil, "no-server-digest", .flag(\.ignoresServerDigest), "do not check the server's Repr-Digest or Digest"),
             .init(
                 nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
                 "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),

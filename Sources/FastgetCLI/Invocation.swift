@@ -14,6 +14,17 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+    /// The digest a finished download was checked against: `--checksum`, else the one the
+    /// server announced.
+    func checkedDigest(_ report: DownloadReport) -> Checksum? {
+        options.checksum ?? (options.checksAnnouncedDigest ? report.resource.announcedDigest : nil)
+    }
+
+    /// `--no-server-digest`.
+    var ignoresServerDigest: Bool {
+        get { !options.checksAnnouncedDigest }
+        set { options.checksAnnouncedDigest = !newValue }
+    }
 
     /// The session every download of this run shares (one per process).
     func session() throws(FastgetError) -> Session { try Session(maximumConnectionsPerHost: maximumConnections) }

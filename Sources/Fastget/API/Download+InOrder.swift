@@ -37,7 +37,7 @@ extension Download {
             capacity: max(
                 Download.minimumWindowBuffers * options.bufferSize,
                 Download.windowUnitsPerWorker * workers * Int(Download.orderedUnit)),
-            checksum: options.checksum?.algorithm)
+            checksum: expectedChecksum(resource)?.algorithm)
         let transfer = Transfer(
             requester: requester, originalURL: url, resource: resource, output: window, options: options,
             validator: segmented ? Validator(resource) : nil)
@@ -57,8 +57,10 @@ extension Download {
         guard emitted == expected else {
             throw FastgetError(.protocolViolation, "the stream ended after \(emitted) of \(expected) bytes")
         }
-        if let checksum = options.checksum, let actual = window.finishDigest(), actual != checksum.hex {
-            throw FastgetError(.protocolViolation, "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)")
+        if let checksum = expectedChecksum(resource), let actual = window.finishDigest(), actual != checksum.hex {
+            throw FastgetError(
+                .protocolViolation,
+                "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)\(source(of: resource))")
         }
         return report(
             path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,

@@ -143,8 +143,8 @@ extension Download {
         guard length >= 0, !start.segmented || start.table.isComplete else {
             throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
         }
-        if let checksum = options.checksum {
-            try verify(checksum, start, length: length, buffers: buffers)
+        if let checksum = expectedChecksum(transfer.resource) {
+            try verify(checksum, start, length: length, buffers: buffers, resource: transfer.resource)
         }
         do {
             try start.output.finish(length: length, replacing: start.replacesDestination)
@@ -205,15 +205,29 @@ extension Download {
             resumedBytes: resumedBytes, resource: resource)
     }
 
+    /// The digest the file must have: the one asked for, else the one the server announced.
+    func expectedChecksum(_ resource: RemoteResource) -> Checksum? {
+        options.checksum ?? (options.checksAnnouncedDigest ? resource.announcedDigest : nil)
+    }
+
+    /// Where an expected digest the user did not give came from, for messages: " (the
+    /// server's Repr-Digest)"; empty for `--checksum`.
+    func source(of resource: RemoteResource) -> String {
+        options.checksum != nil ? "" : " (the server's \(resource.announcedDigestField ?? "digest"))"
+    }
+
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
     /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
     /// the file anew.
-    func verify(_ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool) throws(FastgetError) {
+    func verify(
+        _ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool, resource: RemoteResource
+    ) throws(FastgetError) {
         let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
         guard actual == checksum.hex else {
             start.checkpointer?.remove()
             throw FastgetError(
-                .protocolViolation, "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)",
+                .protocolViolation,
+                "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: resource))",
                 hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
     }

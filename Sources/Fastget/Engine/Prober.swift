@@ -127,9 +127,11 @@ struct Prober {
     }
 
     private func resource(_ url: HTTPURL, _ head: ResponseHead, length: Int64?, ranges: Bool) -> RemoteResource {
-        RemoteResource(
+        let announced = Checksum.announced(reprDigest: head.values("repr-digest"), digest: head.values("digest"))
+        return RemoteResource(
             url: url, length: length, acceptsRanges: ranges, etag: head.etag,
-            lastModified: head.lastModified, contentDisposition: head.contentDisposition)
+            lastModified: head.lastModified, contentDisposition: head.contentDisposition,
+            announcedDigest: announced?.checksum, announcedDigestField: announced?.field)
     }
 
     /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never

@@ -4,6 +4,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
     /// The digest algorithms fastget can check.
     public enum Algorithm: String, Sendable, CaseIterable {
         case sha256 = "sha-256"
+        case sha512 = "sha-512"
         case sha1 = "sha-1"
         case md5
 
@@ -11,6 +12,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         var digest: Digest.Algorithm {
             switch self {
             case .sha256: .sha256
+            case .sha512: .sha512
             case .sha1: .sha1
             case .md5: .md5
             }
@@ -20,6 +22,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         var hexLength: Int {
             switch self {
             case .sha256: 64
+            case .sha512: 128
             case .sha1: 40
             case .md5: 32
             }
@@ -40,7 +43,7 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         }
         let name = parts[0].lowercased()
         guard let algorithm = Algorithm.allCases.first(where: { $0.rawValue == name || String($0.rawValue.filter { $0 != "-" }) == name }) else {
-            throw FastgetError(.usage, "unknown checksum algorithm '\(parts[0])' (sha-256, sha-1 or md5)")
+            throw FastgetError(.usage, "unknown checksum algorithm '\(parts[0])' (sha-256, sha-512, sha-1 or md5)")
         }
         let hex = parts[1].lowercased()
         guard hex.utf8.count == algorithm.hexLength, hex.utf8.allSatisfy({ hexValue($0) != nil }) else {
@@ -48,6 +51,16 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         }
         self.algorithm = algorithm
         self.hex = hex
+    }
+
+    /// A digest given as its bytes (a header's base64 decoded); nil when the length is wrong.
+    init?(_ algorithm: Algorithm, bytes: [UInt8]) {
+        guard bytes.count * 2 == algorithm.hexLength else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        for byte in bytes { hex += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        self.algorithm = algorithm
+        self.hex = String(decoding: hex, as: UTF8.self)
     }
 
     /// `sha-256=…`.

@@ -73,6 +73,9 @@ public struct DownloadOptions: Sendable {
     /// The digest the file must have; checked before the final rename (mismatch: exit 76,
     /// the file stays as `NAME.part`).
     public var checksum: Checksum?
+    /// Without `checksum`: check the digest the server announces for the whole file
+    /// (`Repr-Digest` or `Digest`, `RemoteResource.announcedDigest`) the same way.
+    public var checksAnnouncedDigest: Bool = true
 
     /// The defaults: an automatic connection count, 5 retries, 15 s to connect, 30 s per read, verification on.
     public init() {}

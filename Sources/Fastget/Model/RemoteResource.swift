@@ -12,6 +12,11 @@ public struct RemoteResource: Sendable, Equatable {
     public let lastModified: String?
     /// `Content-Disposition` as sent (it may name the file).
     public let contentDisposition: String?
+    /// The whole file's digest the server announced (`Repr-Digest`, else `Digest`), checked at
+    /// the end unless `DownloadOptions.checksum` is set or `checksAnnouncedDigest` is off.
+    public var announcedDigest: Checksum? = nil
+    /// The header field it came from: "Repr-Digest" or "Digest".
+    public var announcedDigestField: String? = nil
 
     /// The entity tag when it is strong (weak tags cannot guard a byte range, RFC 9110 §13.1.5).
     public var strongETag: String? {

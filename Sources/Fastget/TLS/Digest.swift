@@ -1,10 +1,10 @@
 internal import COpenSSL
 
-/// A message digest computed by libcrypto (EVP): SHA-256, SHA-1 or MD5.
+/// A message digest computed by libcrypto (EVP): SHA-256, SHA-512, SHA-1 or MD5.
 package final class Digest {
     /// The algorithms libcrypto computes for fastget.
     package enum Algorithm: Sendable {
-        case sha256, sha1, md5
+        case sha256, sha512, sha1, md5
     }
 
     private let context: OpaquePointer
@@ -15,6 +15,7 @@ package final class Digest {
         let type: OpaquePointer? =
             switch algorithm {
             case .sha256: EVP_sha256()
+            case .sha512: EVP_sha512()
             case .sha1: EVP_sha1()
             case .md5: EVP_md5()
             }

@@ -1,0 +1,69 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// The whole file's digest a server announces (`Repr-Digest`, `Digest`) is checked like
+/// `--checksum`: a mismatch keeps `NAME.part` and exits 76.
+@Suite struct ServerDigestTests {
+    let data = testBytes(count: (3 << 20) + 7, seed: 61)
+
+    /// The SHA-256 of `bytes` in base64, as a header carries it.
+    func base64SHA256(_ bytes: [UInt8]) -> String {
+        let hex = Array(SHA256.hex(bytes).utf8)
+        let raw = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        return Data(raw).base64EncodedString()
+    }
+
+    func run(_ field: String, _ arguments: [String]) throws -> (ProcessResult, TemporaryDirectory) {
+        var file = TestFile(data)
+        file.extraFields = [field]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        let result = try runProcess(try fastgetExecutable(), arguments + ["-o", "d.bin", server.url()], in: directory.path, timeout: 60)
+        return (result, directory)
+    }
+
+    @Test(arguments: ["-n 1", "-n 4"])
+    func aMatchingReprDigestOrDigestPasses(segments: String) throws {
+        for field in ["Repr-Digest: sha-256=:\(base64SHA256(data)):", "Digest: SHA-256=\(base64SHA256(data))"] {
+            let (result, directory) = try run(field, ["-q", "--json"] + segments.split(separator: " ").map(String.init))
+            defer { directory.remove() }
+            #expect(result.status == 0, "\(field): \(result.stderr)")
+            #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
+            #expect(result.stdout.contains("\"sha256\":\"\(SHA256.hex(data))\""), "the done event names what was checked: \(result.stdout)")
+        }
+    }
+
+    @Test func aWrongDigestFailsWith76AndKeepsThePart() throws {
+        let wrong = base64SHA256(Array(data.dropLast()))
+        for (field, name) in [("Repr-Digest: sha-256=:\(wrong):", "Repr-Digest"), ("Digest: SHA-256=\(wrong)", "Digest")] {
+            let (result, directory) = try run(field, ["-q", "-n", "2"])
+            defer { directory.remove() }
+            #expect(result.status == 76, "\(field): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("fastget: error: sha-256 of d.bin.part is \(SHA256.hex(data)), not "), "\(result.stderr)")
+            #expect(result.stderr.contains("(the server's \(name))"), "\(result.stderr)")
+            #expect(SHA256.hex(ofFile: directory.file("d.bin.part")) == SHA256.hex(data))
+            #expect(!FileManager.default.fileExists(atPath: directory.file("d.bin")))
+        }
+    }
+
+    @Test func checksumWinsAndTheCheckCanBeTurnedOff() throws {
+        let wrong = "Repr-Digest: sha-256=:\(base64SHA256(Array(data.dropLast()))):"
+        let (asked, first) = try run(wrong, ["-q", "--checksum", "sha-256=\(SHA256.hex(data))"])
+        defer { first.remove() }
+        #expect(asked.status == 0, "--checksum is what is checked: \(asked.stderr)")
+        let (off, second) = try run(wrong, ["-q", "--no-server-digest"])
+        defer { second.remove() }
+        #expect(off.status == 0, "\(off.stderr)")
+        #expect(SHA256.hex(ofFile: second.file("d.bin")) == SHA256.hex(data))
+    }
+
+    @Test func theStreamToStandardOutputIsCheckedToo() throws {
+        let wrong = "Repr-Digest: sha-256=:\(base64SHA256(Array(data.dropLast()))):"
+        let (result, directory) = try run(wrong, ["-q", "-n", "2", "-o", "-"])
+        defer { directory.remove() }
+        #expect(result.status == 76, "\(result.stderr)")
+        #expect(result.stderr.contains("of the stream is \(SHA256.hex(data)), not"), "\(result.stderr)")
+    }
+}
