@@ -66,4 +66,20 @@ import Testing
         #expect(result.status == 76, "\(result.stderr)")
         #expect(result.stderr.contains("of the stream is \(SHA256.hex(data)), not"), "\(result.stderr)")
     }
+
+    @Test func theProbeReportsTheMirrorsTheServerAnnounces() throws {
+        var file = TestFile(data)
+        file.extraFields = ["Link: </m/d.bin>; rel=duplicate; pri=2, <http://127.0.0.1:9/d.bin>; rel=duplicate; pri=1; geo=de"]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("d.bin")
+        let report = try Download(url: server.url(), options: options).run()
+        #expect(report.resource.announcedMirrors.map(\.url.description) == ["http://127.0.0.1:9/d.bin", server.url("/m/d.bin")])
+        #expect(report.resource.announcedMirrors.first?.geo == "de")
+        // Announced, not used: every request went to the URL given.
+        #expect(server.requests.allSatisfy { $0.target != "/m/d.bin" })
+        #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
+    }
 }

@@ -131,7 +131,8 @@ struct Prober {
         return RemoteResource(
             url: url, length: length, acceptsRanges: ranges, etag: head.etag,
             lastModified: head.lastModified, contentDisposition: head.contentDisposition,
-            announcedDigest: announced?.checksum, announcedDigestField: announced?.field)
+            announcedDigest: announced?.checksum, announcedDigestField: announced?.field,
+            announcedMirrors: AnnouncedMirror.announced(in: head.values("link"), base: url))
     }
 
     /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never

@@ -1,0 +1,54 @@
+@testable import Fastget
+import Testing
+
+/// `Link` fields (RFC 8288) and the mirrors they announce (RFC 6249 `rel=duplicate`).
+@Suite struct AnnouncedMirrorTests {
+    @Test func parsesTargetsAndParameters() {
+        let links = LinkField.parse(
+            #"<http://a/f>; rel=duplicate; pri=2; geo=de, <https://b/f> ; REL="duplicate describedby" ; title="x, y; z", <c>;rel=next"#)
+        #expect(links.map(\.target) == ["http://a/f", "https://b/f", "c"])
+        #expect(links[0].parameters == ["rel": "duplicate", "pri": "2", "geo": "de"])
+        #expect(links[1].relations == ["duplicate", "describedby"])
+        #expect(links[1].parameters["title"] == "x, y; z", "a comma or semicolon inside quotes is text")
+        #expect(links[2].relations == ["next"])
+    }
+
+    @Test func skipsWhatDoesNotParseAndKeepsTheRest() {
+        #expect(LinkField.parse("garbage, <http://a/f>; rel=duplicate").map(\.target) == ["http://a/f"])
+        #expect(LinkField.parse(#"<http://a/f>; title="unterminated, <http://b/f>; rel=duplicate"#).isEmpty)
+        #expect(LinkField.parse(#"<http://a/f>; title="q\"uote"; rel=duplicate"#).first?.parameters["title"] == #"q"uote"#)
+        #expect(LinkField.parse("<>; rel=duplicate, <http://b/f>; rel=duplicate; rel=other").map(\.relations) == [["duplicate"]])
+        #expect(LinkField.parse("").isEmpty)
+    }
+
+    @Test func mirrorsBestPriorityFirstWithoutDowngradesOrRepeats() throws {
+        let base = try HTTPURL("https://origin.example/pub/f.iso")
+        let mirrors = AnnouncedMirror.announced(
+            in: [
+                "<https://m1.example/f.iso>; rel=duplicate; pri=5; geo=DE; depth=2",
+                "<http://plain.example/f.iso>; rel=duplicate; pri=1, <ftp://old.example/f.iso>; rel=duplicate",
+                "</mirror/f.iso>; rel=duplicate, <https://user:pw@m2.example/f.iso>; rel=duplicate; pri=1",
+                "<https://m1.example/f.iso>; rel=duplicate; pri=9, <https://origin.example/pub/f.iso>; rel=duplicate",
+                "<https://meta.example/f.meta4>; rel=describedby; type=\"application/metalink4+xml\"",
+                "<https://m3.example/f.iso>; rel=duplicate; pri=0; geo=deu; depth=-1",
+            ],
+            base: base)
+        #expect(
+            mirrors.map(\.url.description) == [
+                "https://m2.example/f.iso", "https://m1.example/f.iso", "https://origin.example/mirror/f.iso",
+                "https://m3.example/f.iso",
+            ])
+        #expect(mirrors[1] == AnnouncedMirror(url: try HTTPURL("https://m1.example/f.iso"), priority: 5, geo: "de", depth: 2))
+        #expect(mirrors[0].url.user == nil && mirrors[0].url.password == nil, "a header does not choose credentials")
+        #expect(mirrors[3].priority == nil && mirrors[3].geo == nil && mirrors[3].depth == nil, "out-of-range values are dropped")
+        let plainBase = try HTTPURL("http://origin.example/f")
+        #expect(AnnouncedMirror.announced(in: ["<http://m/f>; rel=duplicate"], base: plainBase).count == 1, "http from http is fine")
+    }
+
+    @Test func takesAtMostTheLimit() throws {
+        let many = (0..<100).map { "<http://m\($0).example/f>; rel=duplicate" }.joined(separator: ", ")
+        let mirrors = AnnouncedMirror.announced(in: [many], base: try HTTPURL("http://o/f"))
+        #expect(mirrors.count == AnnouncedMirror.limit)
+        #expect(mirrors.first?.url.host == "m0.example")
+    }
+}
