@@ -60,10 +60,10 @@ enum ArgumentParser {
             }
             return invocation
         }
-        guard positional.count == 1 else {
-            throw UsageError(message: positional.isEmpty ? "no URL given" : "one URL at a time (got \(positional.count))")
-        }
-        invocation.url = positional[0]
+        guard let first = positional.first else { throw UsageError(message: "no URL given") }
+        // More URLs are mirrors of the same file (aria2's convention); the first names it.
+        invocation.url = first
+        invocation.options.mirrors = Array(positional.dropFirst())
         return invocation
     }
 }

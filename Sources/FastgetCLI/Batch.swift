@@ -31,9 +31,12 @@ enum Batch {
 
         var firstFailure: Int32?
         var added: [Download] = []
-        for url in urls {
+        for line in urls {
+            // Several URLs on one line, separated by blanks, are mirrors of one file.
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let url = fields[0]
             do throws(FastgetError) {
-                let download = try queue.add(url)
+                let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
                 guard !added.contains(where: { $0 === download }) else { continue } // listed twice
                 observe(download, invocation)
                 added.append(download)

@@ -80,6 +80,9 @@ struct CommandLineOption {
                 note: "default: the server's"),
             .init(nil, "no-server-digest", .flag(\.ignoresServerDigest), "do not check the server's Repr-Digest or Digest"),
             .init(
+                nil, "no-mirrors-from-headers", .flag(\.ignoresAnnouncedMirrors),
+                "ignore the mirrors the server names (Link: rel=duplicate)"),
+            .init(
                 nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
                 "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),
             .init(

@@ -5,12 +5,13 @@ import Fastget
 enum HelpText {
     static var text: String {
         """
-        Usage: fastget [options] URL
+        Usage: fastget [options] URL [MIRROR-URL...]
                fastget [options] -i FILE [-j K]
 
         Downloads URL over parallel byte ranges into ./NAME (named by Content-Disposition or the
         URL), writing to NAME.part and renaming it only when every byte is in. NAME.fastget, the
         journal, records what is on disk: after Ctrl-C, a kill or a crash, the same command resumes.
+        More URLs (or Link: rel=duplicate from the server) are mirrors: ranges come from all.
 
         Options:
         \(CommandLineOption.all.map(\.helpLine).joined(separator: "\n"))

@@ -20,6 +20,12 @@ struct Invocation {
         options.checksum ?? (options.checksAnnouncedDigest ? report.resource.announcedDigest : nil)
     }
 
+    /// `--no-mirrors-from-headers`.
+    var ignoresAnnouncedMirrors: Bool {
+        get { !options.mirrorsFromHeaders }
+        set { options.mirrorsFromHeaders = !newValue }
+    }
+
     /// `--no-server-digest`.
     var ignoresServerDigest: Bool {
         get { !options.checksAnnouncedDigest }

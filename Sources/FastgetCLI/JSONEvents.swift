@@ -67,6 +67,14 @@ enum JSONEvents {
             ("resumed_bytes", .int(report.resumedBytes)),
         ]
         if let checksum { fields.append((checksum.algorithm.rawValue.replacingDashes(), .string(checksum.hex))) }
+        if !report.sources.isEmpty {
+            let sources = report.sources.map { source -> JSON in
+                var object: [(String, JSON)] = [("url", .string(source.url)), ("bytes", .int(source.bytes))]
+                if let dropped = source.dropped { object.append(("dropped", .string(dropped))) }
+                return .object(object)
+            }
+            fields.append(("sources", .array(sources)))
+        }
         line("done", fields, url: url)
     }
 

@@ -15,6 +15,14 @@ enum Summary {
             if report.retries > 0 { text += ", \(report.retries) retries" }
             if report.resumedBytes > 0 { text += ", \(Format.bytes(Double(report.resumedBytes))) resumed" }
         }
-        return text + ")\n"
+        text += ")\n"
+        // With mirrors, a line per server: how much came from it, or why it was dropped.
+        if details {
+            for source in report.sources {
+                text += "  \(source.url): \(Format.bytes(Double(source.bytes)))"
+                text += source.dropped.map { " (dropped: \($0))\n" } ?? "\n"
+            }
+        }
+        return text
     }
 }

@@ -51,7 +51,8 @@ extension Download {
                     path: destination, bytes: length, started: started, workers: 0, requester: requester,
                     resumedBytes: length, resource: resource)
             }
-            let transfer = makeTransfer(requester, resource, start, taking: &unread)
+            let mirrors = start.segmented ? usableMirrors(of: resource, requester, tell: tell) : []
+            let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
             defer { transfer.closeOpened() }
             begin(
                 transfer, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
@@ -86,13 +87,14 @@ extension Download {
     /// The transfer from `start`, given the probe's unread answer when it can use it: only a
     /// fresh start reads the file from byte 0 (a resumed one has bytes there).
     private func makeTransfer(
-        _ requester: Requester, _ resource: RemoteResource, _ start: StartPoint, taking unread: inout OpenedResponse?
+        _ requester: Requester, _ resource: RemoteResource, _ start: StartPoint, taking unread: inout OpenedResponse?,
+        mirrors: [(url: HTTPURL, validator: Validator?)]
     ) -> Transfer {
         let handed = start.resumedBytes == 0 && unread?.ranged == start.segmented ? unread : nil
         if handed != nil { unread = nil }
         let transfer = Transfer(
             requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
-            validator: start.segmented ? Validator(resource) : nil, opened: handed)
+            validator: start.segmented ? Validator(resource) : nil, opened: handed, mirrors: mirrors)
         if let handed { transfer.latency.record(handed.latency) }
         return transfer
     }
@@ -194,7 +196,7 @@ extension Download {
         transfer: Transfer? = nil, requester: Requester, resumedBytes: Int64, resource: RemoteResource
     ) -> DownloadReport {
         let statistics = requester.statistics
-        return DownloadReport(
+        var report = DownloadReport(
             path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
             steals: table?.steals.load(ordering: .relaxed) ?? 0,
             hedges: table?.hedgesWon.load(ordering: .relaxed) ?? 0,
@@ -203,6 +205,13 @@ extension Download {
             resumedHandshakes: statistics.resumedHandshakes,
             retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
             resumedBytes: resumedBytes, resource: resource)
+        if let transfer, transfer.sources.count > 1 {
+            report.sources = transfer.sources.map {
+                SourceFigures(
+                    url: transfer.url(of: $0).withoutCredentials.description, bytes: $0.bytes.load(ordering: .relaxed), dropped: $0.dropped)
+            }
+        }
+        return report
     }
 
     /// The digest the file must have: the one asked for, else the one the server announced.
@@ -230,5 +239,40 @@ extension Download {
                 "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: resource))",
                 hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
+    }
+
+    /// The mirrors to fetch ranges from besides `resource`: `options.mirrors`, then those the
+    /// server announced (unless `mirrorsFromHeaders` is off), each probed once. A mirror whose
+    /// probe fails, that has another length or that does not serve byte ranges is left out
+    /// with a notice naming it.
+    private func usableMirrors(
+        of resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
+    ) -> [(url: HTTPURL, validator: Validator?)] {
+        var candidates = mirrorURLs
+        if options.mirrorsFromHeaders { candidates += resource.announcedMirrors.map(\.url) }
+        var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
+        var usable: [(url: HTTPURL, validator: Validator?)] = []
+        for candidate in candidates where seen.insert(candidate.withoutCredentials.description).inserted {
+            guard control.withLock({ $0.stop }) == nil else { break }
+            let name = candidate.withoutCredentials.description
+            let probed: RemoteResource
+            do {
+                probed = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) }).probe(candidate)
+            } catch {
+                tell("mirror \(name) not used: \(FastgetError.from(error, url: candidate).message)")
+                continue
+            }
+            requester.events.take().forEach(hub.publish)
+            guard probed.length == resource.length else {
+                tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
+                continue
+            }
+            guard probed.acceptsRanges else {
+                tell("mirror \(name) not used: it does not serve byte ranges")
+                continue
+            }
+            usable.append((probed.url, Validator(probed)))
+        }
+        return usable
     }
 }

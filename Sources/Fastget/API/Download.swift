@@ -22,6 +22,8 @@ import Synchronization
 public final class Download: Sendable {
     /// The URL as given (redirects are followed per run; see `DownloadReport.resource`).
     public let url: HTTPURL
+    /// `options.mirrors`, parsed: other URLs of the same file.
+    let mirrorURLs: [HTTPURL]
     /// The options it was created with.
     public let options: DownloadOptions
     /// Where the file is saved (its `.part` file and `.fastget` journal sit next to it). When
@@ -86,6 +88,13 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
         }
         try options.validate()
+        mirrorURLs = try options.mirrors.map { (text: String) throws(FastgetError) -> HTTPURL in
+            do {
+                return try HTTPURL(text)
+            } catch {
+                throw FastgetError(.usage, "invalid mirror URL '\(text)': \(error)")
+            }
+        }
         do {
             proxies = try ProxySettings(explicit: options.proxy, noProxy: options.noProxy, useEnvironment: options.proxyFromEnvironment)
         } catch {

@@ -66,7 +66,9 @@ public final class DownloadQueue: Sendable {
     ///   a server gives with `Content-Disposition` are known only later; the download's lock
     ///   refuses a clash among those when it happens.)
     @discardableResult
-    public func add(_ url: String, destination: String? = nil) throws(FastgetError) -> Download {
+    public func add(_ url: String, destination: String? = nil, mirrors: [String] = []) throws(FastgetError) -> Download {
+        var options = options
+        options.mirrors += mirrors
         let candidate = try Download(url: url, destination: destination, options: options, session: session)
         let result = state.withLock { entries -> Result<Download, FastgetError> in
             let live = entries.downloads.filter { !$0.state.isFinal }

@@ -26,11 +26,14 @@ final class SegmentWorker {
         self.transfer = transfer
         self.buffer = buffer
         url = transfer.url
+        source = transfer.sources[0]
         pipe = splice ? try? SplicePipe(capacity: SegmentWorker.pipeCapacity) : nil
     }
 
-    /// Where this worker's current request goes (the transfer's URL when it was sent).
+    /// Where this worker's current request goes (its source's URL when it was sent).
     var url: HTTPURL
+    /// The server this worker's current range comes from.
+    private var source: Source
     private let initialSpeed: Int64
 
     /// The coordinator asked this worker to end (an automatic count went down).
@@ -222,13 +225,26 @@ final class SegmentWorker {
             } catch {
                 if transfer.control.isStopped { return } // our own shutdown, not the server's fault
                 transfer.control.connections.track(id, nil) // a connection that failed before its answer: let it go now
+                if let rejected = error as? SourceRejected {
+                    // A mirror's answer disqualified it; nothing of it was written.
+                    guard transfer.drop(source, because: rejected.reason) else { throw FastgetError(.protocolViolation, rejected.reason) }
+                    failures = 0
+                    continue
+                }
                 let failure = FastgetError.from(error, url: url)
-                if failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
+                if source.index == 0, failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
                     continue // the redirect target expired; the original URL gave a new one
                 }
                 if transfer.control.isStopped { return } // stopped while re-resolving it
                 // An added connection of an automatic count gives its range back at once instead.
-                guard failure.isRetryable, failures < (slot.expendable ? 0 : transfer.options.retries) else { throw failure }
+                guard failure.isRetryable, failures < (slot.expendable ? 0 : transfer.options.retries) else {
+                    // A server that keeps failing is dropped while another can take its ranges.
+                    if failure.isServerSide, transfer.drop(source, because: failure.message) {
+                        failures = 0
+                        continue
+                    }
+                    throw failure
+                }
                 failures += 1
                 transfer.retries.add(1, ordering: .relaxed)
                 transfer.post(.retry(attempt: failures, error: failure))
@@ -241,7 +257,8 @@ final class SegmentWorker {
         let start = segment.written.load(ordering: .acquiring)
         let end = segment.end.load(ordering: .acquiring)
         guard start < end, !retiring else { return }
-        url = transfer.url
+        source = transfer.source(for: id) ?? transfer.sources[0]
+        url = transfer.url(of: source)
         let range = ByteRange(start: start, end: end)
         let connection = try answer(range)
         defer { transfer.control.connections.track(id, nil) }
@@ -290,6 +307,7 @@ final class SegmentWorker {
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
+            source.bytes.add(Int64(count), ordering: .relaxed)
             if !streamed {
                 streamed = true
                 slot.streamed.store(true, ordering: .relaxed)
@@ -317,7 +335,7 @@ final class SegmentWorker {
     /// byte 0 and nobody took it yet, else a range request on this worker's kept connection, a
     /// pooled one or a new one.
     private func answer(_ range: ByteRange) throws -> HTTPConnection {
-        if range.start == 0, let opened = transfer.takeOpened(ranged: true) {
+        if range.start == 0, source.index == 0, let opened = transfer.takeOpened(ranged: true) {
             // Its answer was checked to be this file from byte 0 to its end; this worker reads
             // it up to the segment's end.
             transfer.control.connections.track(id, opened.connection)
@@ -325,13 +343,13 @@ final class SegmentWorker {
             return opened.connection
         }
         var fields = [(name: "Range", value: range.headerValue)]
-        if let validator = transfer.validator { fields.append(("If-Range", validator.headerValue)) }
+        if let validator = source.validator { fields.append(("If-Range", validator.headerValue)) }
         let request = transfer.requester.request("GET", url, extra: fields)
         let sent = MonotonicClock.seconds()
         let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }
         transfer.latency.record(MonotonicClock.seconds() - sent)
         kept = nil
-        try transfer.checkRange(head, for: range, url: url, connection: connection)
+        try transfer.checkRange(head, for: range, url: url, connection: connection, source: source)
         return connection
     }
 }

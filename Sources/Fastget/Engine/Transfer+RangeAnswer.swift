@@ -12,7 +12,11 @@ extension Transfer {
     }
 
     /// A ranged answer is used only if it is a 206 whose Content-Range is exactly the request.
-    func checkRange(_ head: ResponseHead, for range: ByteRange, url: HTTPURL, connection: HTTPConnection) throws {
+    /// From a mirror (`source` past the first), an answer that says the file changed or ranges
+    /// stopped working throws `SourceRejected` instead: that mirror goes, the others carry on.
+    func checkRange(_ head: ResponseHead, for range: ByteRange, url: HTTPURL, connection: HTTPConnection, source: Source) throws {
+        let validator = source.validator
+        let mirror = source.index > 0
         guard head.status == 206 else {
             connection.shutdown()
             if head.status == 200, let validator, !validator.matches(head) {
@@ -20,17 +24,19 @@ extension Transfer {
                 // longer the one whose bytes are on disk. (A 200 that still carries our
                 // validator is a server ignoring Range, handled below.)
                 let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
+                if mirror { throw SourceRejected(reason: error.message) }
                 control.failBecauseChanged(error)
                 throw error
             }
             if (200...299).contains(head.status) {
                 // Not one byte of this answer is written; the download falls back to one stream.
                 let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
+                if mirror { throw SourceRejected(reason: error.message) }
                 control.failBecauseRangesLost(error)
                 throw error
             }
             if head.status == 416, let range = try? head.contentRange(), let complete = range.completeLength {
-                fileChanged(length: complete)
+                try fileChanged(length: complete, mirror: mirror)
             }
             throw FastgetError.status(head, url: url)
         }
@@ -52,29 +58,38 @@ extension Transfer {
         if let changedFrom {
             connection.shutdown()
             let error = FastgetError(.protocolViolation, "the file changed on the server (\(changedFrom))")
+            if mirror { throw SourceRejected(reason: error.message) }
             control.failBecauseChanged(error)
             throw error
         }
         if let complete = contentRange?.completeLength {
             if complete != resource.length { connection.shutdown() }
-            fileChanged(length: complete)
+            try fileChanged(length: complete, mirror: mirror)
         }
         let expected = ContentRange(first: range.start, last: range.end - 1, completeLength: resource.length)
         guard contentRange == expected else {
             connection.shutdown()
             let got = head.value("content-range").map { "'\($0)'" } ?? "none"
-            throw FastgetError(.protocolViolation, "server sent Content-Range \(got) for \(range.headerValue) of \(resource.length ?? 0) bytes")
+            let message = "server sent Content-Range \(got) for \(range.headerValue) of \(resource.length ?? 0) bytes"
+            // A mirror that answers another range is lying or broken: it goes at once.
+            if mirror { throw SourceRejected(reason: message) }
+            throw FastgetError(.protocolViolation, message)
         }
         if !head.hasTransferEncoding, let length = head.contentLength, length != range.count {
             connection.shutdown()
-            throw FastgetError(.protocolViolation, "server sent Content-Length \(length) for \(range.headerValue)")
+            let message = "server sent Content-Length \(length) for \(range.headerValue)"
+            if mirror { throw SourceRejected(reason: message) }
+            throw FastgetError(.protocolViolation, message)
         }
     }
 
     /// A response gave the file's length as `length`: when that is not the length being
-    /// fetched, the file on the server is another one now, and the download starts over.
-    private func fileChanged(length: Int64) {
+    /// fetched, the file on the server is another one now, and the download starts over; a
+    /// mirror with another length is rejected instead.
+    private func fileChanged(length: Int64, mirror: Bool) throws {
         guard let expected = resource.length, length != expected else { return }
-        control.failBecauseChanged(FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))"))
+        let error = FastgetError(.protocolViolation, "the file changed on the server (it is \(length) bytes now, not \(expected))")
+        if mirror { throw SourceRejected(reason: "it has \(length) bytes, not \(expected)") }
+        control.failBecauseChanged(error)
     }
 }

@@ -16,6 +16,8 @@ final class Transfer: Sendable {
     let control = TransferControl()
     /// Where requests go.
     let location: Location
+    /// The servers of the file: the URL given (index 0), then its mirrors.
+    let sources: [Source]
     /// How long requests take to be answered lately.
     let latency = LatencyEstimate()
 
@@ -33,7 +35,7 @@ final class Transfer: Sendable {
 
     init(
         requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
-        validator: Validator?, opened: OpenedResponse? = nil
+        validator: Validator?, opened: OpenedResponse? = nil, mirrors: [(url: HTTPURL, validator: Validator?)] = []
     ) {
         self.opened = Locked(opened)
         self.requester = requester
@@ -43,6 +45,9 @@ final class Transfer: Sendable {
         self.output = output
         self.options = options
         self.validator = validator
+        sources =
+            [Source(index: 0, mirrorURL: nil, validator: validator)]
+            + mirrors.enumerated().map { Source(index: $0.offset + 1, mirrorURL: $0.element.url, validator: $0.element.validator) }
     }
 
     /// Where requests go now.

@@ -73,6 +73,13 @@ public struct DownloadOptions: Sendable {
     /// The digest the file must have; checked before the final rename (mismatch: exit 76,
     /// the file stays as `NAME.part`).
     public var checksum: Checksum?
+    /// Other URLs of the same file (mirrors): after each one's probe shows the same length and
+    /// byte ranges, segments are fetched from all of them, each with its own `If-Range`; one
+    /// that fails or lies is dropped for the run and the others take its ranges. The file's
+    /// name, validator and resume come from the download's own URL.
+    public var mirrors: [String] = []
+    /// Also fetch from the mirrors the server announces (`Link: <…>; rel=duplicate`).
+    public var mirrorsFromHeaders: Bool = true
     /// Without `checksum`: check the digest the server announces for the whole file
     /// (`Repr-Digest` or `Digest`, `RemoteResource.announcedDigest`) the same way.
     public var checksAnnouncedDigest: Bool = true

@@ -31,4 +31,17 @@ public struct DownloadReport: Sendable {
     public let resumedBytes: Int64
     /// What the probe learned: final URL, length, validators.
     public let resource: RemoteResource
+    /// Each server the ranges came from, the download's own URL first, then the mirrors in
+    /// use (empty without mirrors).
+    public var sources: [SourceFigures] = []
+}
+
+/// One server of a download with mirrors: what came from it, and why it was dropped if it was.
+public struct SourceFigures: Sendable, Equatable {
+    /// Its URL, without credentials.
+    public let url: String
+    /// Body bytes written from it in this run.
+    public let bytes: Int64
+    /// Why it was dropped for the rest of the run; nil when it served to the end.
+    public let dropped: String?
 }

@@ -58,6 +58,10 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
     /// What kind of failure it is; decides the exit code and whether a retry may help.
     public let code: Code
+
+    /// Whether the server (or the way to it) failed, not this machine or the user: what drops
+    /// one of several servers of a file.
+    var isServerSide: Bool { ![.usage, .cannotCreateOutput, .localIO, .cancelled].contains(code) }
     /// One sentence, without the "error:" prefix.
     public let message: String
     /// What the user can do about it, when there is something.

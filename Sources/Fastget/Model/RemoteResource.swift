@@ -17,8 +17,8 @@ public struct RemoteResource: Sendable, Equatable {
     public var announcedDigest: Checksum? = nil
     /// The header field it came from: "Repr-Digest" or "Digest".
     public var announcedDigestField: String? = nil
-    /// The mirrors the answer names (`Link: <…>; rel=duplicate`, RFC 6249), best first. Not
-    /// downloaded from yet: a download uses the one URL it was given.
+    /// The mirrors the answer names (`Link: <…>; rel=duplicate`, RFC 6249), best first; a
+    /// download also fetches from them unless `DownloadOptions.mirrorsFromHeaders` is off.
     public var announcedMirrors: [AnnouncedMirror] = []
 
     /// The entity tag when it is strong (weak tags cannot guard a byte range, RFC 9110 §13.1.5).

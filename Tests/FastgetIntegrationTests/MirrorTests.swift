@@ -1,0 +1,133 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// One file from several servers: ranges from every mirror that has the same length, each
+/// with its own If-Range; a mirror that fails or lies is dropped and the others take its ranges.
+@Suite struct MirrorTests {
+    let data = testBytes(count: 8 << 20, seed: 71)
+
+    /// A server of `data` whose file has the validator `etag` (mirrors' ETags differ).
+    func server(etag: String, _ change: (inout TestFile) -> Void = { _ in }) throws -> TestServer {
+        var file = TestFile(data)
+        file.etag = etag
+        change(&file)
+        return try TestServer(file: file)
+    }
+
+    func download(_ url: String, mirrors: [String], segments: Int = 4, _ change: (inout DownloadOptions) -> Void = { _ in })
+        throws -> (DownloadReport, TemporaryDirectory)
+    {
+        let directory = try TemporaryDirectory()
+        var options = DownloadOptions()
+        options.segments = segments
+        options.minimumSegmentSize = 256 * 1024
+        options.mirrors = mirrors
+        options.output = directory.file("m.bin")
+        change(&options)
+        return (try Download(url: url, options: options).run(), directory)
+    }
+
+    /// GETs with a Range other than the probe's bytes=0-, as the server saw them.
+    func rangeRequests(_ server: TestServer) -> [RecordedRequest] {
+        server.requests.filter { $0.method == "GET" && $0.header("Range") != nil && $0.header("Range") != "bytes=0-" }
+    }
+
+    @Test func rangesComeFromEveryMirrorEachWithItsOwnValidator() throws {
+        let primary = try server(etag: "\"a\"")
+        let mirror = try server(etag: "\"b\"")
+        let (report, directory) = try download(primary.url(), mirrors: [mirror.url()])
+        defer { directory.remove() }
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        #expect(!rangeRequests(mirror).isEmpty, "the mirror served ranges")
+        #expect(report.sources.map(\.url) == [primary.url(), mirror.url()])
+        #expect(report.sources.reduce(0) { $0 + $1.bytes } >= Int64(data.count), "every byte came from one of them")
+        #expect(report.sources.allSatisfy { $0.bytes > 0 && $0.dropped == nil })
+        #expect(rangeRequests(mirror).allSatisfy { $0.header("If-Range") == "\"b\"" })
+        #expect(rangeRequests(primary).allSatisfy { $0.header("If-Range") == "\"a\"" })
+    }
+
+    @Test func aMirrorWithAnotherLengthIsNotUsed() throws {
+        let primary = try server(etag: "\"a\"")
+        var shorter = TestFile(Array(data.dropLast()))
+        shorter.etag = "\"b\""
+        let mirror = try TestServer(file: shorter)
+        let (report, directory) = try download(primary.url(), mirrors: [mirror.url()])
+        defer { directory.remove() }
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        #expect(mirror.requests.allSatisfy { $0.method == "HEAD" }, "only its probe")
+        #expect(report.bytes == Int64(data.count))
+    }
+
+    @Test func aMirrorWhoseContentRangeLiesIsDroppedAndNothingOfItIsWritten() throws {
+        let primary = try server(etag: "\"a\"")
+        let liar = try server(etag: "\"b\"") { $0.contentRangeShift = 1 }
+        let (report, directory) = try download(primary.url(), mirrors: [liar.url()])
+        defer { directory.remove() }
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        #expect(report.sources.last?.bytes == 0)
+        #expect(report.sources.last?.dropped?.contains("Content-Range") == true, "\(report.sources)")
+        // Dropped on its first answer: at most the two workers that went to it at once asked it.
+        #expect(rangeRequests(liar).count <= 2, "\(rangeRequests(liar).count) requests")
+    }
+
+    @Test func aMirrorThatKeepsFailingIsDroppedAndTheOthersFinish() throws {
+        let primary = try server(etag: "\"a\"")
+        // Every ranged answer of the mirror breaks off after 64 KiB.
+        let failing = try server(etag: "\"b\"") { $0.drop = DropPlan(afterBytes: 65_536, times: 1000) }
+        let (report, directory) = try download(primary.url(), mirrors: [failing.url()]) { $0.retries = 1 }
+        defer { directory.remove() }
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        #expect(report.bytes == Int64(data.count))
+        #expect(rangeRequests(failing).count <= 2 * 4, "retried, then dropped: \(rangeRequests(failing).count) requests")
+    }
+
+    @Test func whenEveryServerFailsTheDownloadFails() throws {
+        let primary = try server(etag: "\"a\"") { $0.drop = DropPlan(afterBytes: 65_536, times: 1000) }
+        let mirror = try server(etag: "\"b\"") { $0.drop = DropPlan(afterBytes: 65_536, times: 1000) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = 2
+        options.minimumSegmentSize = 256 * 1024
+        options.mirrors = [mirror.url()]
+        options.retries = 1
+        options.output = directory.file("m.bin")
+        #expect(throws: FastgetError.self) { try Download(url: primary.url(), options: options).run() }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("m.bin")))
+    }
+
+    @Test func mirrorsTheServerAnnouncesAreUsedUnlessTurnedOff() throws {
+        let mirror = try server(etag: "\"b\"")
+        let primary = try server(etag: "\"a\"") { $0.extraFields = ["Link: <\(mirror.url())>; rel=duplicate; pri=1"] }
+        let (first, one) = try download(primary.url(), mirrors: [])
+        defer { one.remove() }
+        #expect(SHA256.hex(ofFile: one.file("m.bin")) == SHA256.hex(data))
+        #expect(first.resource.announcedMirrors.map(\.url.description) == [mirror.url()])
+        #expect(!rangeRequests(mirror).isEmpty)
+        mirror.clearRecords()
+        let (_, two) = try download(primary.url(), mirrors: []) { $0.mirrorsFromHeaders = false }
+        defer { two.remove() }
+        #expect(mirror.requests.isEmpty)
+    }
+
+    @Test func theCommandLineTakesMirrorsAfterTheURL() throws {
+        let primary = try server(etag: "\"a\"")
+        let mirror = try server(etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(
+            try fastgetExecutable(), ["-q", "-n", "4", "-o", "c.bin", primary.url(), mirror.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("c.bin")) == SHA256.hex(data))
+        #expect(!rangeRequests(mirror).isEmpty)
+        // In a list, blanks separate the mirrors of one file.
+        try "\(primary.url("/l.bin")) \(mirror.url("/l.bin"))\n".write(toFile: directory.file("list"), atomically: true, encoding: .utf8)
+        mirror.clearRecords()
+        let list = try runProcess(try fastgetExecutable(), ["-q", "-n", "4", "-i", "list"], in: directory.path, timeout: 60)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("l.bin")) == SHA256.hex(data))
+        #expect(!rangeRequests(mirror).isEmpty)
+    }
+}
