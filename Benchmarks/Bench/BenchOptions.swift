@@ -15,6 +15,8 @@ struct BenchOptions {
     var unevenSeconds = 1.0
     /// Seconds an auto-capped run takes at the ideal of 16 capped connections.
     var autoCappedSeconds = 8.0
+    /// Seconds a mirrors run takes at the ideal of its connections on both servers.
+    var mirrorsSeconds = 4.0
     /// The many scenarios: how many files, how many downloads at once, bytes per file.
     var manyFiles = 300
     var manyParallel = 8
@@ -47,7 +49,8 @@ struct BenchOptions {
           --repetitions N      runs per cell; the table shows the median and min-max (default 3)
           --size MIB           size of the raw scenarios' file (default 1024)
           --scenarios LIST     raw,raw-tls,capped,uneven,tiny (the default), and the opt-in
-                               many,many-tls,auto,auto-capped; or all
+                               many,many-tls,auto,auto-capped,mirrors,mirrors-slow,
+                               mirrors-dying; or all
           --files K            many: how many files (default 300; 50 with --quick)
           --parallel P         many: downloads at once, fastget -j P (default 8)
           --file-size KIB      many: size of each file (default 64)
@@ -152,12 +155,16 @@ struct BenchOptions {
             cappedSeconds = 0.5
             unevenSeconds = 0.5
             autoCappedSeconds = 1
+            mirrorsSeconds = 2
             manyFiles = 50
         }
     }
 
     /// A combination of options that cannot work, as one line; nil when there is none.
     var conflict: String? {
+        if scenarios.contains(where: \.isMirrors) && (nginx || externalURL != nil) {
+            return "the mirrors scenarios run against the embedded server only"
+        }
         if rttMilliseconds > 0 && (nginx || externalURL != nil) {
             return "--rtt works with the embedded server only, not with \(nginx ? "--nginx" : "--url")"
         }

@@ -13,6 +13,8 @@ struct Tool {
     let listArguments: ListArguments?
 
     typealias ListArguments = (_ list: String, _ urls: [String], _ directory: String, _ parallel: Int, _ caFile: String?) -> [String]
+    /// One file from several servers (the first URL names it); nil when the tool cannot.
+    var mirrorArguments: ((_ urls: [String], _ output: String, _ segments: Int) -> [String])?
 
     init(
         name: String, path: String, maxSegments: Int, listArguments: ListArguments? = nil,
@@ -32,6 +34,7 @@ struct Tool {
         if name == "fastget" { return true }
         switch kind {
         case .many, .manyTLS: return listArguments != nil
+        case .mirrors, .mirrorsSlow, .mirrorsDying: return mirrorArguments != nil
         case .auto: return segments == 1
         case .autoCapped: return false
         case .raw, .rawTLS, .capped, .uneven, .tiny: return segments <= maxSegments && (maxSegments > 1 || segments == 1)
@@ -44,7 +47,7 @@ struct Tool {
         let directory = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path
         let path = path ?? directory + "/fastget"
         guard FileManager.default.isExecutableFile(atPath: path) else { throw HarnessFailure("fastget is not built at \(path)") }
-        return Tool(
+        var tool = Tool(
             name: "fastget", path: path, maxSegments: 64,
             listArguments: { list, _, directory, parallel, ca in
                 ["-q", "-i", list, "-j", "\(parallel)", "-d", directory] + (ca.map { ["--cacert", $0] } ?? [])
@@ -53,6 +56,8 @@ struct Tool {
                 ["-q", "--overwrite"] + (segments > 0 ? ["-n", "\(segments)"] : []) + ["-o", output]
                     + (ca.map { ["--cacert", $0] } ?? []) + [url]
             })
+        tool.mirrorArguments = { urls, output, segments in ["-q", "--overwrite", "-n", "\(segments)", "-o", output] + urls }
+        return tool
     }
 
     /// The anchors found on PATH, and the names of those missing.
@@ -76,6 +81,16 @@ struct Tool {
                 "--auto-file-renaming=false", "-d", (output as NSString).deletingLastPathComponent,
                 "-o", (output as NSString).lastPathComponent,
             ] + (ca.map { ["--ca-certificate=\($0)"] } ?? []) + [url]
+        }
+        // aria2c: several URIs of one file; -s splits it into that many connections in all.
+        if let index = found.firstIndex(where: { $0.name == "aria2c" }) {
+            found[index].mirrorArguments = { urls, output, segments in
+                [
+                    "-q", "-x", "\(segments)", "-s", "\(segments)", "-k", "1M", "--file-allocation=none", "--allow-overwrite=true",
+                    "--auto-file-renaming=false", "--max-tries=2", "-d", (output as NSString).deletingLastPathComponent,
+                    "-o", (output as NSString).lastPathComponent,
+                ] + urls
+            }
         }
         add("axel", 64) { url, output, segments, ca in
             ["-q", "-n", "\(segments)", "-o", output] + (ca == nil ? [] : ["-k"]) + [url]

@@ -73,10 +73,16 @@ func measureCell(
         // Nothing dirty left from before (the data file, a previous tool) for this run to flush.
         sync()
         peer.beginRun(kind)
-        let result = try measure(tool.path, tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil))
+        // A mirrors scenario's servers may change from run to run (one that died is replaced).
+        let arguments =
+            kind.isMirrors
+            ? tool.mirrorArguments!(try peer.mirrorURLs(kind, size: size), target, segments)
+            : tool.arguments(url, target, segments, kind.usesTLS ? peer.caFile : nil)
+        let result = try measure(tool.path, arguments)
         // First, before the server's log is read (which may wait): what the tool left dirty.
         let sync = syncSeconds(target)
-        let stats = peer.endRun(kind)
+        var stats = peer.endRun(kind)
+        if kind.isMirrors { stats.ideal = Caps.mirrorIdeal(kind, segments: segments) }
         let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
         let expected = options.externalURL == nil ? size : received
         guard result.status == 0, received == expected, received > 0 else {

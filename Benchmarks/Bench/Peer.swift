@@ -6,8 +6,8 @@ struct RunStats {
     /// Seconds from the first to the last data response finishing; nil when unknown.
     let tail: Double?
     /// The ideal throughput (bytes/s): the sum of the caps of the connections that carried data
-    /// (for `auto-capped`: of 16 connections).
-    let ideal: Double?
+    /// (for `auto-capped`: of 16 connections; for the mirrors scenarios, `Caps.mirrorIdeal`).
+    var ideal: Double?
     /// How many connections carried data; nil when unknown.
     var connections: Int? = nil
     /// When (CLOCK_MONOTONIC) the first and the last data response started; nil when the
@@ -37,6 +37,14 @@ protocol Peer: AnyObject {
     func beginRun(_ kind: ScenarioKind)
     func endRun(_ kind: ScenarioKind) -> RunStats
     func stop()
+    /// A mirrors scenario's URLs for this run, the first server's first.
+    func mirrorURLs(_ kind: ScenarioKind, size: Int64) throws -> [String]
+}
+
+extension Peer {
+    func mirrorURLs(_ kind: ScenarioKind, size: Int64) throws -> [String] {
+        throw HarnessFailure("the mirrors scenarios run against the embedded server only")
+    }
 }
 
 /// Generated data on disk, shared by the local peers; every size is a prefix of one file.
@@ -91,6 +99,7 @@ final class EmbeddedPeer: Peer {
     let identity: TestIdentity
     let latency: Double
     private var servers: [ScenarioKind: TestServer] = [:]
+    private var mirrorSets: [ScenarioKind: MirrorSet] = [:]
     private var many: ManyFiles?
 
     init(data: DataFile, latency: Double = 0) throws {
@@ -139,9 +148,19 @@ final class EmbeddedPeer: Peer {
         return files.names.map { server.url(ManyFiles.folder + $0) }
     }
 
-    func beginRun(_ kind: ScenarioKind) { servers[kind]?.clearRecords() }
+    func beginRun(_ kind: ScenarioKind) {
+        servers[kind]?.clearRecords()
+        try? mirrorSets[kind]?.beginRun()
+    }
+
+    func mirrorURLs(_ kind: ScenarioKind, size: Int64) throws -> [String] {
+        precondition(size <= data.size)
+        if mirrorSets[kind] == nil { mirrorSets[kind] = try MirrorSet(kind: kind, dataPath: data.path) }
+        return mirrorSets[kind]!.urls(size: size)
+    }
 
     func endRun(_ kind: ScenarioKind) -> RunStats {
+        if let set = mirrorSets[kind] { return set.endRun() }
         guard let server = servers[kind] else { return RunStats(tail: nil, ideal: nil) }
         server.waitUntilIdle(timeout: 1)
         let data = server.responses.filter { $0.method == "GET" && $0.bodyBytes > 1 }
@@ -151,7 +170,10 @@ final class EmbeddedPeer: Peer {
         return stats
     }
 
-    func stop() { servers.values.forEach { $0.stop() } }
+    func stop() {
+        servers.values.forEach { $0.stop() }
+        mirrorSets.values.forEach { $0.stop() }
+    }
 }
 
 /// A local nginx per scenario: `limit_rate` for caps (with a small send buffer, so the cap holds
@@ -180,6 +202,8 @@ final class NginxPeer: Peer {
             server = try Nginx(tls: tls)
         case .capped, .autoCapped:
             server = try Nginx(extraConfiguration: "limit_rate 2m;", listenOptions: "sndbuf=32k")
+        case .mirrors, .mirrorsSlow, .mirrorsDying:
+            throw HarnessFailure("the mirrors scenarios run against the embedded server only")
         case .uneven:
             // Serial divisible by 4 → slow: the same rule as the embedded server's "every 4th".
             let map = """

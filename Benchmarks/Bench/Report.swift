@@ -125,7 +125,7 @@ enum Report {
                     bestDurable.durableSeconds!, bestDurable.durableSeconds! / mineDurable)
             }
             return line
-        case .capped, .uneven:
+        case .capped, .uneven, .mirrors, .mirrorsSlow, .mirrorsDying:
             let same = anchors.filter { $0.segments == mine.segments && $0.efficiency != nil }
             guard let best = same.max(by: { $0.efficiency! < $1.efficiency! }), let mineEfficiency = mine.efficiency else { return nil }
             return String(

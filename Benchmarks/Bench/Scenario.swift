@@ -19,6 +19,12 @@ enum ScenarioKind: String, CaseIterable, Codable {
     /// The automatic connection count on connections capped at 2 MiB/s each, judged against the
     /// capacity of 16 such connections.
     case autoCapped = "auto-capped"
+    /// One file from two embedded servers, every connection capped at 2 MiB/s.
+    case mirrors
+    /// The same with the second server's connections at a quarter of that.
+    case mirrorsSlow = "mirrors-slow"
+    /// Two servers at 2 MiB/s per connection; the second stops one second into the run.
+    case mirrorsDying = "mirrors-dying"
 
     /// What runs without `--scenarios`: the many and auto scenarios are opt-in (minutes each).
     static let defaults: [ScenarioKind] = [.raw, .rawTLS, .capped, .uneven, .tiny]
@@ -28,6 +34,8 @@ enum ScenarioKind: String, CaseIterable, Codable {
     var isCapped: Bool { self == .capped || self == .uneven || self == .autoCapped }
     /// A list of files instead of one file.
     var isMany: Bool { self == .many || self == .manyTLS }
+    /// One file from two servers (`MirrorSet`).
+    var isMirrors: Bool { self == .mirrors || self == .mirrorsSlow || self == .mirrorsDying }
 }
 
 enum Caps {
@@ -40,10 +48,26 @@ enum Caps {
     /// The cap of the connection with accept index `index` (0-based) in `kind`.
     static func rate(_ kind: ScenarioKind, connection index: Int) -> Double? {
         switch kind {
-        case .raw, .rawTLS, .tiny, .many, .manyTLS, .auto: nil
+        case .raw, .rawTLS, .tiny, .many, .manyTLS, .auto, .mirrors, .mirrorsSlow, .mirrorsDying: nil
         case .capped, .autoCapped: fast
         case .uneven: index % 4 == 3 ? slow : fast
         }
+    }
+
+    /// A mirrors scenario's cap per connection on server `server` (0 or 1).
+    static func mirrorRate(_ kind: ScenarioKind, server: Int) -> Double {
+        kind == .mirrorsSlow && server == 1 ? fast / 4 : fast
+    }
+
+    /// Seconds into a `mirrors-dying` run when the second server stops.
+    static let dyingAfter = 1.0
+
+    /// A mirrors scenario's ideal (bytes/s) at N connections: half of them (rounded up) on the
+    /// first server, the rest on the second, each at its cap. For `mirrors-dying`, N at the
+    /// surviving server's cap: the second's loss should cost nothing but a reconnect.
+    static func mirrorIdeal(_ kind: ScenarioKind, segments: Int) -> Double {
+        if kind == .mirrorsDying { return Double(segments) * mirrorRate(kind, server: 0) }
+        return Double((segments + 1) / 2) * mirrorRate(kind, server: 0) + Double(segments / 2) * mirrorRate(kind, server: 1)
     }
 
     /// The ideal throughput (bytes/s) of a run whose data came over `connections` (accept
@@ -75,6 +99,9 @@ extension BenchOptions {
             Int64(Double(Caps.autoIdealConnections) * Caps.fast * autoCappedSeconds)
         case .many, .manyTLS:
             Int64(manyFileSize)
+        case .mirrors, .mirrorsSlow, .mirrorsDying:
+            // `mirrorsSeconds` at the scenario's ideal.
+            Int64(Caps.mirrorIdeal(kind, segments: segments) * mirrorsSeconds)
         }
     }
 
@@ -93,6 +120,8 @@ extension BenchOptions {
         case .autoCapped:
             // N = 1 would take 16 × `autoCappedSeconds`: only when asked for.
             return [0] + (explicitSegments ?? [4, 16])
+        case .mirrors, .mirrorsSlow, .mirrorsDying:
+            return explicitSegments ?? [8]
         case .raw, .rawTLS, .capped, .uneven:
             return segments
         }

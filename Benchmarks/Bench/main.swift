@@ -98,7 +98,7 @@ func measureAll(_ tools: [Tool], peer: Peer, many: ManyFiles?, output: Temporary
         for segments in options.counts(kind) {
             let size = options.size(kind, segments: segments)
             let urls = kind.isMany ? try peer.urls(kind, files: many!) : []
-            let url = kind.isMany ? "" : try peer.url(kind, size: size)
+            let url = kind.isMany ? "" : kind.isMirrors ? try peer.mirrorURLs(kind, size: size)[0] : try peer.url(kind, size: size)
             for tool in tools where tool.runs(kind, segments: segments) {
                 let cell =
                     kind.isMany
