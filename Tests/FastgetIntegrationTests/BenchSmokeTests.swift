@@ -43,6 +43,16 @@ import Testing
         #expect(row?.contains(" files/s") == true && row?.contains("failed") == false, "\(result.stdout)")
     }
 
+    /// The mirrors scenarios: one file from two servers, one of them stopping mid-run; fastget
+    /// must finish every run (a failed fastget run fails Bench) and get an efficiency.
+    @Test func mirrorsScenariosFinishWhenAServerDies() throws {
+        let bench = try builtProduct("Bench")
+        let result = try runProcess(bench, ["--quick", "--scenarios", "mirrors,mirrors-dying"], timeout: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("mirrors") && $0.contains(" fastget ") }
+        #expect(rows.count == 2 && rows.allSatisfy { $0.contains("%") && !$0.contains("failed") }, "\(result.stdout)")
+    }
+
     /// --rtt: a 1 KiB download costs at least the connection's round trip and the response's.
     @Test func roundTripTimeSlowsTiny() throws {
         let bench = try builtProduct("Bench")
