@@ -130,4 +130,19 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("l.bin")) == SHA256.hex(data))
         #expect(!rangeRequests(mirror).isEmpty)
     }
+
+    @Test func unreachableMirrorsAreLeftOutAndTheStreamUsesTheOthers() throws {
+        let primary = try server(etag: "\"a\"")
+        let mirror = try server(etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Port 9 (discard) refuses on loopback; the mirror that answers serves the stream too.
+        let result = try runProcess(
+            "/bin/sh", ["-c", "\"$0\" -n 4 -o - \"$1\" http://127.0.0.1:9/f \"$2\" > s.bin", try fastgetExecutable(), primary.url(), mirror.url()],
+            in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("s.bin")) == SHA256.hex(data))
+        #expect(result.stderr.contains("mirror http://127.0.0.1:9/f not used: "), "\(result.stderr)")
+        #expect(!rangeRequests(mirror).isEmpty)
+    }
 }

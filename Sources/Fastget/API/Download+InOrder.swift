@@ -38,9 +38,16 @@ extension Download {
                 Download.minimumWindowBuffers * options.bufferSize,
                 Download.windowUnitsPerWorker * workers * Int(Download.orderedUnit)),
             checksum: expectedChecksum(resource)?.algorithm)
+        let mirrors =
+            segmented
+            ? usableMirrors(
+                of: resource, requester,
+                tell: { [hub] in
+                    notice($0); hub.publish(.notice($0))
+                }) : []
         let transfer = Transfer(
             requester: requester, originalURL: url, resource: resource, output: window, options: options,
-            validator: segmented ? Validator(resource) : nil)
+            validator: segmented ? Validator(resource) : nil, mirrors: mirrors)
         begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
         defer { control.withLock { $0.transfer = nil } }
         let coordinator = Coordinator(

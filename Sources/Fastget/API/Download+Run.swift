@@ -242,36 +242,50 @@ extension Download {
     }
 
     /// The mirrors to fetch ranges from besides `resource`: `options.mirrors`, then those the
-    /// server announced (unless `mirrorsFromHeaders` is off), each probed once. A mirror whose
-    /// probe fails, that has another length or that does not serve byte ranges is left out
-    /// with a notice naming it.
-    private func usableMirrors(
-        of resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
-    ) -> [(url: HTTPURL, validator: Validator?)] {
-        var candidates = mirrorURLs
-        if options.mirrorsFromHeaders { candidates += resource.announcedMirrors.map(\.url) }
+    /// server announced (unless `mirrorsFromHeaders` is off), each probed once, all at once (the
+    /// slowest probe bounds the wait, not their sum; a stop ends them). A mirror whose probe
+    /// fails, that has another length or that does not serve byte ranges is left out with a
+    /// notice naming it.
+    func usableMirrors(of resource: RemoteResource, _ requester: Requester, tell: (String) -> Void) -> [(url: HTTPURL, validator: Validator?)] {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
+        let candidates = (mirrorURLs + (options.mirrorsFromHeaders ? resource.announcedMirrors.map(\.url) : [])).filter {
+            seen.insert($0.withoutCredentials.description).inserted
+        }
+        guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return [] }
+        let probing = control.withLock { $0.probing }
+        let outcomes = Locked<[Int: Result<RemoteResource, FastgetError>]>([:])
+        var threads: [PosixThread] = []
+        for (index, candidate) in candidates.enumerated() {
+            let probe: @Sendable () -> Void = {
+                let outcome: Result<RemoteResource, FastgetError>
+                do {
+                    // Each probe registers its connection under its own slot, so a stop reaches all.
+                    outcome = .success(try Prober(requester: requester, track: { probing?.track(index + 1, $0) }).probe(candidate))
+                } catch {
+                    outcome = .failure(FastgetError.from(error, url: candidate))
+                }
+                outcomes.withLock { $0[index] = outcome }
+            }
+            if let thread = try? PosixThread(probe) { threads.append(thread) } else { probe() }
+        }
+        threads.forEach { $0.join() }
+        requester.events.take().forEach(hub.publish)
+        let results = outcomes.withLock { $0 }
         var usable: [(url: HTTPURL, validator: Validator?)] = []
-        for candidate in candidates where seen.insert(candidate.withoutCredentials.description).inserted {
-            guard control.withLock({ $0.stop }) == nil else { break }
+        for (index, candidate) in candidates.enumerated() {
             let name = candidate.withoutCredentials.description
-            let probed: RemoteResource
-            do {
-                probed = try Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) }).probe(candidate)
-            } catch {
-                tell("mirror \(name) not used: \(FastgetError.from(error, url: candidate).message)")
-                continue
-            }
-            requester.events.take().forEach(hub.publish)
-            guard probed.length == resource.length else {
+            switch results[index] {
+            case .failure(let error)?:
+                tell("mirror \(name) not used: \(error.message)")
+            case .success(let probed)? where probed.length != resource.length:
                 tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
-                continue
-            }
-            guard probed.acceptsRanges else {
+            case .success(let probed)? where !probed.acceptsRanges:
                 tell("mirror \(name) not used: it does not serve byte ranges")
-                continue
+            case .success(let probed)?:
+                usable.append((probed.url, Validator(probed)))
+            case nil:
+                break
             }
-            usable.append((probed.url, Validator(probed)))
         }
         return usable
     }
