@@ -98,9 +98,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("m.bin")))
     }
 
-    @Test func mirrorsTheServerAnnouncesAreUsedUnlessTurnedOff() throws {
+    @Test func mirrorsTheServerAnnouncesAreUsedOnlyWithADigestAndUnlessTurnedOff() throws {
         let mirror = try server(etag: "\"b\"")
-        let primary = try server(etag: "\"a\"") { $0.extraFields = ["Link: <\(mirror.url())>; rel=duplicate; pri=1"] }
+        let link = "Link: <\(mirror.url())>; rel=duplicate; pri=1"
+        // Without a digest to check their bytes, announced mirrors are not used (RFC 6249 §6).
+        let bare = try server(etag: "\"a\"") { $0.extraFields = [link] }
+        let (_, zero) = try download(bare.url(), mirrors: [])
+        defer { zero.remove() }
+        #expect(mirror.requests.isEmpty)
+        let hex = Array(SHA256.hex(data).utf8)
+        let digest = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
+        let primary = try server(etag: "\"a\"") { $0.extraFields = [link, "Repr-Digest: sha-256=:\(digest.base64EncodedString()):"] }
         let (first, one) = try download(primary.url(), mirrors: [])
         defer { one.remove() }
         #expect(SHA256.hex(ofFile: one.file("m.bin")) == SHA256.hex(data))

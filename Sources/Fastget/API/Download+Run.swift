@@ -248,8 +248,14 @@ extension Download {
     /// notice naming it.
     func usableMirrors(of resource: RemoteResource, _ requester: Requester, tell: (String) -> Void) -> [(url: HTTPURL, validator: Validator?)] {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
-        let candidates = (mirrorURLs + (options.mirrorsFromHeaders ? resource.announcedMirrors.map(\.url) : [])).filter {
-            seen.insert($0.withoutCredentials.description).inserted
+        // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
+        // one, a lagging mirror of a file of the same size would pass on its length alone).
+        let announced = options.mirrorsFromHeaders && expectedChecksum(resource) != nil ? resource.announcedMirrors.map(\.url) : []
+        let candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
+        // A file one connection takes whole never reaches a mirror.
+        if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return [] }
+        if !mirrorURLs.isEmpty && expectedChecksum(resource) == nil {
+            tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
         }
         guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return [] }
         let probing = control.withLock { $0.probing }

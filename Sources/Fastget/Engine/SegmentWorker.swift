@@ -218,6 +218,8 @@ final class SegmentWorker {
 
     private func withRetries(_ attempt: () throws -> Void) throws(FastgetError) {
         var failures = 0
+        // Retries count per server: moving to another server starts the count afresh.
+        var failing: Source?
         while !transfer.control.isStopped {
             do {
                 try attempt()
@@ -231,6 +233,10 @@ final class SegmentWorker {
                     failures = 0
                     continue
                 }
+                if failing !== source {
+                    failing = source
+                    failures = 0
+                }
                 let failure = FastgetError.from(error, url: url)
                 if source.index == 0, failure.httpStatus == 403 || failure.httpStatus == 410, transfer.refreshExpired(url, worker: id) {
                     continue // the redirect target expired; the original URL gave a new one
@@ -238,8 +244,10 @@ final class SegmentWorker {
                 if transfer.control.isStopped { return } // stopped while re-resolving it
                 // An added connection of an automatic count gives its range back at once instead.
                 guard failure.isRetryable, failures < (slot.expendable ? 0 : transfer.options.retries) else {
-                    // A server that keeps failing is dropped while another can take its ranges.
-                    if failure.isServerSide, transfer.drop(source, because: failure.message) {
+                    // A server that keeps failing is dropped while another can take its ranges
+                    // (not by a connection an automatic count added: that one hands its range
+                    // back, and the count goes down instead).
+                    if failure.isServerSide, !slot.expendable, transfer.drop(source, because: failure.message) {
                         failures = 0
                         continue
                     }

@@ -54,8 +54,13 @@ extension Transfer {
     /// Drops `source` after `failure` when another source is still alive, and says so; false
     /// when it is the last one (then the failure is the download's).
     func drop(_ source: Source, because failure: String) -> Bool {
-        guard sources.count > 1, sources.contains(where: { $0 !== source && !$0.isDropped }) else { return false }
-        guard source.drop(failure) else { return true }
+        // The check and the drop as one step: two workers must not drop the last two at once.
+        let dropped = droppingSources.withLock { _ -> Bool? in
+            guard sources.count > 1, sources.contains(where: { $0 !== source && !$0.isDropped }) else { return nil }
+            return source.drop(failure)
+        }
+        guard let dropped else { return false }
+        guard dropped else { return true }
         post(.notice("dropped \(url(of: source).withoutCredentials.origin) for this run: \(failure); carrying on with the other servers"))
         return true
     }

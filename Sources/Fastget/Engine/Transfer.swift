@@ -18,6 +18,8 @@ final class Transfer: Sendable {
     let location: Location
     /// The servers of the file: the URL given (index 0), then its mirrors.
     let sources: [Source]
+    /// Held while a source is dropped (see `drop(_:because:)`).
+    let droppingSources = Locked<Void>(())
     /// How long requests take to be answered lately.
     let latency = LatencyEstimate()
 
