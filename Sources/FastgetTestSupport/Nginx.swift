@@ -94,10 +94,14 @@ public final class Nginx: @unchecked Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
+    /// Stops nginx and removes its prefix (the served files, which in Bench are 1 GiB, and the
+    /// logs): read `accessLog()` before.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        prefix.remove()
     }
 }
 

@@ -18,6 +18,29 @@ import Testing
         #expect(journal.bytesWritten == 1234 + 3000)
     }
 
+    @Test func recordsEveryMirrorWithItsValidator() throws {
+        var journal = JournalTests.sample
+        journal.mirrors = [
+            .init(url: "http://mirror.example.net/big.iso", validator: .etag("\"m1\"")),
+            .init(url: "https://other.example.org/big.iso", validator: nil),
+            .init(url: "http://third.example/big.iso", validator: .lastModified("Sat, 21 Nov 2026 10:00:00 GMT")),
+        ]
+        #expect(try Journal.decode(journal.encoded()) == journal)
+    }
+
+    /// A journal an earlier version wrote (version 1, no mirror list) still resumes.
+    @Test func readsAVersionOneJournal() throws {
+        let current = JournalTests.sample.encoded()
+        let payload = Array(current[Journal.headerSize..<(current.count - 8)]) // without the mirror count and CRC
+        var bytes = Journal.magic
+        bytes.appendLittleEndian(UInt16(1))
+        bytes.appendLittleEndian(UInt16(0))
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes += payload
+        bytes.appendLittleEndian(CRC32.checksum(bytes))
+        #expect(try Journal.decode(bytes) == JournalTests.sample)
+    }
+
     @Test func rejectsEveryTruncation() {
         let bytes = JournalTests.sample.encoded()
         for count in 0..<bytes.count {

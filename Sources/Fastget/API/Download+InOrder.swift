@@ -41,10 +41,11 @@ extension Download {
         let mirrors =
             segmented
             ? usableMirrors(
-                of: resource, requester,
+                of: resource, requester, recorded: [],
                 tell: { [hub] in
                     notice($0); hub.publish(.notice($0))
-                }) : []
+                }
+            ).usable : []
         let transfer = Transfer(
             requester: requester, originalURL: url, resource: resource, output: window, options: options,
             validator: segmented ? Validator(resource) : nil, mirrors: mirrors)

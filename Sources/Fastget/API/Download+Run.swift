@@ -51,7 +51,12 @@ extension Download {
                     path: destination, bytes: length, started: started, workers: 0, requester: requester,
                     resumedBytes: length, resource: resource)
             }
-            let mirrors = start.segmented ? usableMirrors(of: resource, requester, tell: tell) : []
+            var mirrors: [(url: HTTPURL, validator: Validator?)] = []
+            if start.segmented {
+                let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
+                mirrors = chosen.usable
+                start.checkpointer?.record(mirrors: chosen.records)
+            }
             let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
             defer { transfer.closeOpened() }
             begin(
@@ -244,20 +249,53 @@ extension Download {
     /// The mirrors to fetch ranges from besides `resource`: `options.mirrors`, then those the
     /// server announced (unless `mirrorsFromHeaders` is off), each probed once, all at once (the
     /// slowest probe bounds the wait, not their sum; a stop ends them). A mirror whose probe
-    /// fails, that has another length or that does not serve byte ranges is left out with a
-    /// notice naming it.
-    func usableMirrors(of resource: RemoteResource, _ requester: Requester, tell: (String) -> Void) -> [(url: HTTPURL, validator: Validator?)] {
+    /// fails, that has another length, that does not serve byte ranges or whose validator is not
+    /// the one `recorded` gives it (its file changed since an earlier run wrote bytes it served)
+    /// is left out with a notice naming it. `records` is what the journal keeps from now on.
+    func usableMirrors(
+        of resource: RemoteResource, _ requester: Requester, recorded: [Journal.Mirror], tell: (String) -> Void
+    ) -> (usable: [(url: HTTPURL, validator: Validator?)], records: [Journal.Mirror]) {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
         let announced = options.mirrorsFromHeaders && expectedChecksum(resource) != nil ? resource.announcedMirrors.map(\.url) : []
         let candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
         // A file one connection takes whole never reaches a mirror.
-        if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return [] }
+        if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
         if !mirrorURLs.isEmpty && expectedChecksum(resource) == nil {
             tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
         }
-        guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return [] }
+        guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return ([], recorded) }
+        let results = probeAll(candidates, requester)
+        var usable: [(url: HTTPURL, validator: Validator?)] = []
+        var records = recorded
+        for (index, candidate) in candidates.enumerated() {
+            let name = candidate.withoutCredentials.description
+            let earlier = recorded.first { $0.url == name }
+            switch results[index] {
+            case .failure(let error)?:
+                tell("mirror \(name) not used: \(error.message)")
+            case .success(let probed)? where probed.length != resource.length:
+                tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
+            case .success(let probed)? where !probed.acceptsRanges:
+                tell("mirror \(name) not used: it does not serve byte ranges")
+            case .success(let probed)? where earlier != nil && earlier?.validator != Validator(probed):
+                let change = "\(earlier?.validator?.description ?? "no validator") → \(Validator(probed)?.description ?? "no validator")"
+                tell("mirror \(name) not used: its file changed since the last run (\(change))")
+            case .success(let probed)?:
+                usable.append((probed.url, Validator(probed)))
+                records.removeAll { $0.url == name }
+                records.append(Journal.Mirror(url: name, validator: Validator(probed)))
+            case nil:
+                break
+            }
+        }
+        return (usable, Array(records.suffix(Journal.maximumMirrors)))
+    }
+
+    /// Probes every candidate at once, each on its own thread and its own stop slot; the
+    /// results by index.
+    private func probeAll(_ candidates: [HTTPURL], _ requester: Requester) -> [Int: Result<RemoteResource, FastgetError>] {
         let probing = control.withLock { $0.probing }
         let outcomes = Locked<[Int: Result<RemoteResource, FastgetError>]>([:])
         var threads: [PosixThread] = []
@@ -276,23 +314,6 @@ extension Download {
         }
         threads.forEach { $0.join() }
         requester.events.take().forEach(hub.publish)
-        let results = outcomes.withLock { $0 }
-        var usable: [(url: HTTPURL, validator: Validator?)] = []
-        for (index, candidate) in candidates.enumerated() {
-            let name = candidate.withoutCredentials.description
-            switch results[index] {
-            case .failure(let error)?:
-                tell("mirror \(name) not used: \(error.message)")
-            case .success(let probed)? where probed.length != resource.length:
-                tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
-            case .success(let probed)? where !probed.acceptsRanges:
-                tell("mirror \(name) not used: it does not serve byte ranges")
-            case .success(let probed)?:
-                usable.append((probed.url, Validator(probed)))
-            case nil:
-                break
-            }
-        }
-        return usable
+        return outcomes.withLock { $0 }
     }
 }

@@ -13,12 +13,29 @@ final class Checkpointer: Checkpointing {
     let path: String
     private let output: OutputFile
     private let header: Journal
+    private let mirrors: Locked<[Journal.Mirror]>
 
-    /// - Parameter header: URL, length and validator; its segments are replaced at each checkpoint.
+    /// - Parameter header: URL, length, validator and mirrors; its segments are replaced at each
+    ///   checkpoint.
     init(path: String, output: OutputFile, header: Journal) {
         self.path = path
         self.output = output
         self.header = header
+        mirrors = Locked(header.mirrors)
+    }
+
+    /// The mirrors the next checkpoints record, once they are probed: set before any of their
+    /// bytes can be written.
+    func record(mirrors: [Journal.Mirror]) {
+        self.mirrors.withLock { $0 = mirrors }
+    }
+
+    /// The header with the current mirrors and `table`'s segments.
+    private func journal(_ table: SegmentTable) -> Journal {
+        var journal = header
+        journal.mirrors = mirrors.withLock { $0 }
+        journal.segments = table.snapshot()
+        return journal
     }
 
     /// Takes a checkpoint of `table`. Throws `.localIO` (disk full, I/O error); the previous
@@ -27,8 +44,7 @@ final class Checkpointer: Checkpointing {
     /// - Returns: the bytes the journal now records as on disk.
     @discardableResult
     func checkpoint(_ table: SegmentTable) throws(FastgetError) -> Int64 {
-        var journal = header
-        journal.segments = table.snapshot()
+        let journal = journal(table)
         try output.syncData()
         try Checkpointer.write(journal, to: path, durably: true)
         return journal.bytesWritten
@@ -39,8 +55,7 @@ final class Checkpointer: Checkpointing {
     /// no byte, so it needs no sync: lost or torn by a power cut, it is ignored and the download
     /// starts over — which is all it could have offered.
     func begin(_ table: SegmentTable) throws(FastgetError) {
-        var journal = header
-        journal.segments = table.snapshot()
+        let journal = journal(table)
         precondition(journal.bytesWritten == 0, "a first journal claims no bytes")
         try Checkpointer.write(journal, to: path, durably: false)
     }
@@ -71,7 +86,7 @@ final class Checkpointer: Checkpointing {
     static func load(_ path: String) -> Result<Journal, JournalError>? {
         guard FileSystem.exists(path) else { return nil }
         guard let file = try? FileDescriptor.openReadOnly(path), let size = try? file.size(),
-            size <= Int64(Journal.maximumSegments * 24 + 4 * Journal.maximumStringBytes)
+            size <= Int64(Journal.maximumSegments * 24 + (4 + 2 * Journal.maximumMirrors) * Journal.maximumStringBytes)
         else {
             return .failure(.invalid("unreadable or oversized"))
         }

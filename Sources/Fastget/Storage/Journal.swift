@@ -1,7 +1,7 @@
 /// The resume journal, `<name>.fastget` beside `<name>.part`: which bytes of which version of
 /// which URL are on disk.
 ///
-/// Layout, little-endian, version 1:
+/// Layout, little-endian, version 2:
 ///
 ///     offset  size  field
 ///     0       8     magic "FASTGETJ"
@@ -14,33 +14,51 @@
 ///                     u32 n, n bytes  URL as given
 ///                     u32 n, n bytes  final URL after redirects
 ///                     u32 count, then count × (i64 start, i64 end, i64 written)
+///                     u32 count, then count × mirror (u32 n, n bytes URL as given;
+///                       validator as above) — absent in version 1, which is still read
 ///     16+P    4     CRC-32 of bytes [0, 16+P)
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
-/// not known to be durable, so `[start, written)` is on disk.
+/// not known to be durable, so `[start, written)` is on disk. The mirrors are the servers
+/// besides `url` that may have served some of those bytes, each with the validator it had: a
+/// resume uses a mirror only while it still has that validator.
 package struct Journal: Sendable, Equatable {
     /// One segment as recorded.
     package typealias Entry = SegmentRecord
 
     package static let magic = Array("FASTGETJ".utf8)
-    package static let version: UInt16 = 1
+    package static let version: UInt16 = 2
     static let headerSize = 16
     /// A bound on any string field, so a damaged length cannot ask for gigabytes.
     static let maximumStringBytes = 64 * 1024
     static let maximumSegments = 1 << 16
+    static let maximumMirrors = 64
+
+    /// A server besides `url` and the validator its file had when it was used.
+    package struct Mirror: Sendable, Equatable {
+        package var url: String
+        package var validator: Validator?
+
+        package init(url: String, validator: Validator?) {
+            self.url = url
+            self.validator = validator
+        }
+    }
 
     package var url: String
     package var finalURL: String
     package var length: Int64
     package var validator: Validator?
     package var segments: [Entry]
+    package var mirrors: [Mirror]
 
-    package init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry]) {
+    package init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry], mirrors: [Mirror] = []) {
         self.url = url
         self.finalURL = finalURL
         self.length = length
         self.validator = validator
         self.segments = segments
+        self.mirrors = mirrors
     }
 
     /// Bytes the journal says are on disk.
@@ -49,11 +67,7 @@ package struct Journal: Sendable, Equatable {
     package func encoded() -> [UInt8] {
         var payload: [UInt8] = []
         payload.appendLittleEndian(length)
-        switch validator {
-        case nil: payload.append(0); payload.appendString("")
-        case .etag(let value): payload.append(1); payload.appendString(value)
-        case .lastModified(let value): payload.append(2); payload.appendString(value)
-        }
+        payload.appendValidator(validator)
         payload.appendString(url)
         payload.appendString(finalURL)
         payload.appendLittleEndian(UInt32(segments.count))
@@ -61,6 +75,11 @@ package struct Journal: Sendable, Equatable {
             payload.appendLittleEndian(segment.start)
             payload.appendLittleEndian(segment.end)
             payload.appendLittleEndian(segment.written)
+        }
+        payload.appendLittleEndian(UInt32(mirrors.count))
+        for mirror in mirrors {
+            payload.appendString(mirror.url)
+            payload.appendValidator(mirror.validator)
         }
         return Journal.framed(payload)
     }
@@ -84,7 +103,7 @@ package struct Journal: Sendable, Equatable {
         guard bytes.starts(with: magic) else { throw .foreign }
         var reader = ByteReader(bytes: bytes, offset: magic.count)
         let version: UInt16 = try reader.read()
-        guard version == Journal.version else { throw .unsupportedVersion(version) }
+        guard version == 1 || version == Journal.version else { throw .unsupportedVersion(version) }
         let reserved: UInt16 = try reader.read()
         let payloadLength: UInt32 = try reader.read()
         let total = headerSize + Int(payloadLength) + 4
@@ -96,15 +115,7 @@ package struct Journal: Sendable, Equatable {
 
         reader.end = total - 4
         let length: Int64 = try reader.read()
-        let kind: UInt8 = try reader.read()
-        let validatorText = try reader.readString()
-        let validator: Validator?
-        switch kind {
-        case 0 where validatorText.isEmpty: validator = nil
-        case 1 where !validatorText.isEmpty: validator = .etag(validatorText)
-        case 2 where !validatorText.isEmpty: validator = .lastModified(validatorText)
-        default: throw .invalid("validator kind \(kind)")
-        }
+        let validator = try reader.readValidator()
         let url = try reader.readString()
         let finalURL = try reader.readString()
         let count: UInt32 = try reader.read()
@@ -113,8 +124,14 @@ package struct Journal: Sendable, Equatable {
         for _ in 0..<count {
             segments.append(Entry(start: try reader.read(), end: try reader.read(), written: try reader.read()))
         }
+        var mirrors: [Mirror] = []
+        if version >= 2 {
+            let count: UInt32 = try reader.read()
+            guard count <= maximumMirrors else { throw .invalid("\(count) mirrors") }
+            for _ in 0..<count { mirrors.append(Mirror(url: try reader.readString(), validator: try reader.readValidator())) }
+        }
         guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
-        let journal = Journal(url: url, finalURL: finalURL, length: length, validator: validator, segments: segments)
+        let journal = Journal(url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors)
         try journal.checkTiling()
         return journal
     }
@@ -168,6 +185,18 @@ private struct ByteReader {
         offset += Int(count)
         return text
     }
+
+    /// A kind byte (0 none, 1 strong ETag, 2 Last-Modified) and its text, empty exactly for none.
+    mutating func readValidator() throws(JournalError) -> Validator? {
+        let kind: UInt8 = try read()
+        let text = try readString()
+        switch kind {
+        case 0 where text.isEmpty: return nil
+        case 1 where !text.isEmpty: return .etag(text)
+        case 2 where !text.isEmpty: return .lastModified(text)
+        default: throw .invalid("validator kind \(kind)")
+        }
+    }
 }
 
 extension [UInt8] {
@@ -178,5 +207,13 @@ extension [UInt8] {
     mutating func appendString(_ text: String) {
         appendLittleEndian(UInt32(text.utf8.count))
         append(contentsOf: text.utf8)
+    }
+
+    mutating func appendValidator(_ validator: Validator?) {
+        switch validator {
+        case nil: append(0); appendString("")
+        case .etag(let value): append(1); appendString(value)
+        case .lastModified(let value): append(2); appendString(value)
+        }
     }
 }

@@ -11,6 +11,8 @@ struct StartPoint {
     /// on a file larger than the server's). Otherwise a file that appeared there meanwhile stays
     /// and the download keeps its `.part`.
     let replacesDestination: Bool
+    /// The mirrors the resumed journal recorded, each with the validator it had then.
+    var recordedMirrors: [Journal.Mirror] = []
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -47,11 +49,14 @@ struct StartPoint {
                 continuing: options.continuePartial, notice: notice)
         {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
+            var resumed = header
+            resumed.mirrors = journal.mirrors
             return StartPoint(
                 output: output, table: SegmentTable(journal: journal.segments),
-                checkpointer: Checkpointer(path: journalPath, output: output, header: header),
+                checkpointer: Checkpointer(path: journalPath, output: output, header: resumed),
                 segmented: true, resumedBytes: journal.bytesWritten,
-                replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options))
+                replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
+                recordedMirrors: journal.mirrors)
         }
         if finalExists && options.continuePartial && !options.overwrite {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)

@@ -1,0 +1,92 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Resuming with mirrors after a kill: the journal records every mirror with its validator, and
+/// the rerun uses a mirror only while it still has the file it served before.
+@Suite struct MirrorResumeTests {
+    let data = testBytes(count: 8 << 20, seed: 72)
+
+    /// A server of `data` at 2 MiB/s per connection whose ETag can change between runs.
+    final class Mirror: Sendable {
+        let etag: Locked<String>
+        let server: TestServer
+
+        init(_ data: [UInt8], etag: String) throws {
+            let current = Locked(etag)
+            self.etag = current
+            server = try TestServer(TestServer.Configuration(rate: { _ in 2 * 1_048_576 })) { _ in
+                var file = TestFile(data)
+                file.etag = current.withLock { $0 }
+                return .file(file)
+            }
+        }
+
+        var rangeRequests: [RecordedRequest] {
+            server.requests.filter { $0.method == "GET" && $0.header("Range") != nil && $0.header("Range") != "bytes=0-" }
+        }
+    }
+
+    /// Runs `arguments` in `directory` until its journal claims bytes from both servers, kills
+    /// it, and returns the journal it left.
+    func runAndKill(_ arguments: [String], in directory: TemporaryDirectory, _ mirror: Mirror) throws -> Journal {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardError = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        var journal: Journal?
+        // Bounded: the whole file takes about 1 s at these rates.
+        for _ in 0..<200 where journal == nil {
+            if exited.wait(timeout: .now() + 0.02) == .success { break }
+            if let bytes = FileManager.default.contents(atPath: directory.file("r.bin.fastget")),
+                let decoded = try? Journal.decode(Array(bytes)), decoded.bytesWritten > 0, !mirror.rangeRequests.isEmpty
+            {
+                journal = decoded
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        #expect(exited.wait(timeout: .now() + 20) == .success)
+        let left = try #require(FileManager.default.contents(atPath: directory.file("r.bin.fastget")), "no journal left")
+        return try Journal.decode(Array(left))
+    }
+
+    @Test func theJournalRecordsTheMirrorAndTheRerunFinishesFromBoth() throws {
+        let primary = try Mirror(data, etag: "\"a\"")
+        let mirror = try Mirror(data, etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-q", "-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", primary.server.url(), mirror.server.url()]
+        let journal = try runAndKill(arguments, in: directory, mirror)
+        #expect(journal.mirrors == [Journal.Mirror(url: mirror.server.url(), validator: .etag("\"b\""))])
+        mirror.server.clearRecords()
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        #expect(!mirror.rangeRequests.isEmpty, "the rerun used the mirror")
+        #expect(mirror.rangeRequests.allSatisfy { $0.header("If-Range") == "\"b\"" })
+        #expect(!FileManager.default.fileExists(atPath: directory.file("r.bin.fastget")))
+    }
+
+    @Test func aMirrorWhoseFileChangedSinceTheKillIsNotUsedOnResume() throws {
+        let primary = try Mirror(data, etag: "\"a\"")
+        let mirror = try Mirror(data, etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", primary.server.url(), mirror.server.url()]
+        _ = try runAndKill(arguments, in: directory, mirror)
+        mirror.etag.withLock { $0 = "\"c\"" }
+        mirror.server.clearRecords()
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        let notice = "mirror \(mirror.server.url()) not used: its file changed since the last run (ETag \"b\" → ETag \"c\")"
+        #expect(rerun.stderr.contains(notice), "\(rerun.stderr)")
+        #expect(mirror.rangeRequests.isEmpty, "only its probe")
+    }
+}
