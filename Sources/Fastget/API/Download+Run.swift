@@ -51,12 +51,7 @@ extension Download {
                     path: destination, bytes: length, started: started, workers: 0, requester: requester,
                     resumedBytes: length, resource: resource)
             }
-            var mirrors: [(url: HTTPURL, validator: Validator?)] = []
-            if start.segmented {
-                let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
-                mirrors = chosen.usable
-                start.checkpointer?.record(mirrors: chosen.records)
-            }
+            let mirrors = mirrors(for: start, resource, requester, tell: tell)
             let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
             defer { transfer.closeOpened() }
             begin(
@@ -87,6 +82,17 @@ extension Download {
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
                 resource: resource)
         }
+    }
+
+    /// The mirrors a segmented `start` fetches from, recorded in its journal before any of
+    /// their bytes can be written.
+    private func mirrors(
+        for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
+    ) -> [(url: HTTPURL, validator: Validator?)] {
+        guard start.segmented else { return [] }
+        let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
+        start.checkpointer?.record(mirrors: chosen.records)
+        return chosen.usable
     }
 
     /// The transfer from `start`, given the probe's unread answer when it can use it: only a
