@@ -153,4 +153,34 @@ import Testing
         #expect(result.stderr.contains("mirror http://127.0.0.1:9/f not used: "), "\(result.stderr)")
         #expect(!rangeRequests(mirror).isEmpty)
     }
+
+    @Test func aDigestMismatchSaysWhichServerServedWhichRanges() throws {
+        var bad = data
+        for index in stride(from: 0, to: bad.count, by: 64 * 1024) { bad[index] ^= 0xFF } // wrong in every range it serves
+        let hex = Array(SHA256.hex(data).utf8)
+        let digest = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
+        let primary = try server(etag: "\"a\"") { $0.extraFields = ["Repr-Digest: sha-256=:\(digest.base64EncodedString()):"] }
+        var lying = TestFile(bad)
+        lying.etag = "\"b\""
+        let mirror = try TestServer(file: lying)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(
+            try fastgetExecutable(), ["-n", "4", "-o", "d.bin", primary.url(), mirror.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 76, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("d.bin.part")))
+        // Each server's line names the ranges it served; together they cover the file.
+        var covered: [(Int64, Int64)] = []
+        for url in [primary.url(), mirror.url()] {
+            let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("\(url) served bytes ") }, "\(result.stderr)")
+            let list = line.split(separator: " served bytes ")[1].split(separator: " in this run")[0]
+            for item in list.split(separator: ", ") {
+                let bounds = item.split(separator: "-").map { Int64($0)! }
+                covered.append((bounds[0], bounds[1] + 1))
+            }
+        }
+        covered.sort { $0.0 < $1.0 }
+        #expect(covered.first?.0 == 0 && covered.last?.1 == Int64(data.count))
+        #expect(zip(covered, covered.dropFirst()).allSatisfy { $0.1 == $1.0 }, "\(covered)")
+    }
 }

@@ -76,7 +76,7 @@ extension Download {
                 try? FileSystem.remove(start.output.partPath)
                 continue
             }
-            let length = try finish(start, transfer: transfer, buffers: coordinator.buffers)
+            let length = try finish(start, transfer: transfer, buffers: coordinator.buffers, tell: tell)
             return report(
                 path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
@@ -151,13 +151,15 @@ extension Download {
 
     /// After a transfer that ended without failure: checks that the whole file is in, verifies
     /// its checksum, renames it into place and drops the journal. Returns the file's length.
-    private func finish(_ start: StartPoint, transfer: Transfer, buffers: BufferPool) throws(FastgetError) -> Int64 {
+    private func finish(
+        _ start: StartPoint, transfer: Transfer, buffers: BufferPool, tell: (String) -> Void
+    ) throws(FastgetError) -> Int64 {
         let length = start.segmented ? transfer.resource.length! : transfer.streamedLength.load(ordering: .acquiring)
         guard length >= 0, !start.segmented || start.table.isComplete else {
             throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
         }
         if let checksum = expectedChecksum(transfer.resource) {
-            try verify(checksum, start, length: length, buffers: buffers, resource: transfer.resource)
+            try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
         }
         do {
             try start.output.finish(length: length, replacing: start.replacesDestination)
@@ -239,15 +241,21 @@ extension Download {
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
     /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
     /// the file anew.
+    /// With several servers, a notice per server says which ranges it served, so that the one
+    /// whose bytes differ can be found (and left out of the next run).
     func verify(
-        _ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool, resource: RemoteResource
+        _ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool, transfer: Transfer,
+        tell: (String) -> Void
     ) throws(FastgetError) {
         let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
         guard actual == checksum.hex else {
             start.checkpointer?.remove()
+            if transfer.sources.count > 1 {
+                transfer.sources.forEach { tell(transfer.servedNote($0)) }
+            }
             throw FastgetError(
                 .protocolViolation,
-                "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: resource))",
+                "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: transfer.resource))",
                 hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
     }

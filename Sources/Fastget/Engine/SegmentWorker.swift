@@ -276,6 +276,7 @@ final class SegmentWorker {
         // Re-read the end before every read: a steal may have moved it down, and the worker
         // stops exactly there (the rest of this response then goes unused).
         var offset = start
+        defer { source.served(ByteRange(start: start, end: offset)) }
         while offset < segment.end.load(ordering: .acquiring) {
             if retiring && pendingCommit == nil { break } // the rest goes back to the table
             var limit = segment.end.load(ordering: .acquiring) - offset
@@ -305,7 +306,9 @@ final class SegmentWorker {
                 }
                 if count < read {
                     connection.shutdown()
-                    segment.written.store(offset + Int64(count), ordering: .releasing)
+                    offset += Int64(count)
+                    segment.written.store(offset, ordering: .releasing)
+                    source.bytes.add(Int64(count), ordering: .relaxed)
                     return
                 }
             }

@@ -13,11 +13,37 @@ final class Source: Sendable {
     /// Body bytes written from this source.
     let bytes = Atomic<Int64>(0)
     private let dropReason = Locked<String?>(nil)
+    /// The ranges its answers wrote, in the order they ended, touching ones joined.
+    private let servedRanges = Locked<[ByteRange]>([])
 
     init(index: Int, mirrorURL: HTTPURL?, validator: Validator?) {
         self.index = index
         self.mirrorURL = mirrorURL
         self.validator = validator
+    }
+
+    /// Records that `range` was written from this source (a later write by another source may
+    /// have replaced part of it: a range it stole or re-fetched).
+    func served(_ range: ByteRange) {
+        guard range.count > 0 else { return }
+        servedRanges.withLock { ranges in
+            if let last = ranges.last, last.end == range.start {
+                ranges[ranges.count - 1] = ByteRange(start: last.start, end: range.end)
+            } else {
+                ranges.append(range)
+            }
+        }
+    }
+
+    /// What `served` recorded, in file order with touching ranges joined.
+    var served: [ByteRange] {
+        servedRanges.withLock { $0 }.sorted { $0.start < $1.start }.reduce(into: []) { joined, range in
+            if let last = joined.last, last.end >= range.start {
+                joined[joined.count - 1] = ByteRange(start: last.start, end: max(last.end, range.end))
+            } else {
+                joined.append(range)
+            }
+        }
     }
 
     var isDropped: Bool { dropReason.withLock { $0 != nil } }
@@ -63,5 +89,15 @@ extension Transfer {
         guard dropped else { return true }
         post(.notice("dropped \(url(of: source).withoutCredentials.origin) for this run: \(failure); carrying on with the other servers"))
         return true
+    }
+
+    /// "http://host/path served bytes 0-1048575, 4194304-8388607" (inclusive, as in `Range`),
+    /// the first eight ranges and how many more; resumed bytes are not known by server.
+    func servedNote(_ source: Source) -> String {
+        let ranges = source.served
+        let shown = ranges.prefix(8).map { "\($0.start)-\($0.end - 1)" }.joined(separator: ", ")
+        let more = ranges.count > 8 ? " and \(ranges.count - 8) more ranges" : ""
+        let name = url(of: source).withoutCredentials.description
+        return ranges.isEmpty ? "\(name) served no bytes in this run" : "\(name) served bytes \(shown)\(more) in this run"
     }
 }
