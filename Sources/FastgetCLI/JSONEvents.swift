@@ -41,7 +41,7 @@ enum JSONEvents {
                                 ])
                             })
                     ),
-                ])
+                ] + (progress.sources.isEmpty ? [] : [("sources", sources(progress.sources))]))
         case .retry(let attempt, let error):
             line("retry", [("attempt", .int(Int64(attempt))), ("code", .string(error.code.rawValue)), ("message", .string(error.message))])
         case .steal(let range):
@@ -67,15 +67,20 @@ enum JSONEvents {
             ("resumed_bytes", .int(report.resumedBytes)),
         ]
         if let checksum { fields.append((checksum.algorithm.rawValue.replacingDashes(), .string(checksum.hex))) }
-        if !report.sources.isEmpty {
-            let sources = report.sources.map { source -> JSON in
-                var object: [(String, JSON)] = [("url", .string(source.url)), ("bytes", .int(source.bytes))]
+        if !report.sources.isEmpty { fields.append(("sources", sources(report.sources))) }
+        line("done", fields, url: url)
+    }
+
+    /// `[{"url","host","bytes","dropped"?}]`, each server of a download with mirrors.
+    static func sources(_ sources: [SourceFigures]) -> JSON {
+        .array(
+            sources.map { source -> JSON in
+                var object: [(String, JSON)] = [
+                    ("url", .string(source.url)), ("host", .string(source.host)), ("bytes", .int(source.bytes)),
+                ]
                 if let dropped = source.dropped { object.append(("dropped", .string(dropped))) }
                 return .object(object)
-            }
-            fields.append(("sources", .array(sources)))
-        }
-        line("done", fields, url: url)
+            })
     }
 
     static func error(_ error: FastgetError, url: String? = nil) {

@@ -7,11 +7,16 @@ import Fastget
 /// callbacks and events are delivered.
 final class ProgressLine: @unchecked Sendable {
     private var window = SpeedWindow(seconds: 3)
+    /// Each server's, with mirrors.
+    private var sourceWindows: [SpeedWindow] = []
     private var drawnLines = 0
 
     func update(_ progress: DownloadProgress) {
         window.add(progress)
-        let lines = ProgressView.lines(progress, speed: window.speed, width: Console.terminalWidth)
+        if sourceWindows.count != progress.sources.count { sourceWindows = progress.sources.map { _ in SpeedWindow(seconds: 3) } }
+        for (index, source) in progress.sources.enumerated() { sourceWindows[index].add(time: progress.elapsed, bytes: source.bytes) }
+        let lines = ProgressView.lines(
+            progress, speed: window.speed, sourceSpeeds: sourceWindows.map(\.speed), width: Console.terminalWidth)
         var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
         text += lines.map { "\r\u{1B}[K" + $0 }.joined(separator: "\n")
         // Fewer lines than last time: clear the ones left below, then come back up.

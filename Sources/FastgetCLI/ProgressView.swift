@@ -2,7 +2,7 @@ import Fastget
 
 /// What the progress display shows, as a pure function of a snapshot, the overall speed and the
 /// terminal width: a totals line, a segment map (one cell per segment), and the speeds of the
-/// segments still running.
+/// segments still running, and with mirrors each server's bytes and speed.
 ///
 /// Map cells: `#` done, `=` receiving, `<` receiving after an idle connection took part of its
 /// range, `^` hedged (an idle connection races for its tail), `!` stalled, `.` waiting.
@@ -10,7 +10,7 @@ import Fastget
 /// state of them wins).
 enum ProgressView {
     /// Lines of at most `width` characters (ASCII only).
-    static func lines(_ progress: DownloadProgress, speed: Double, width: Int) -> [String] {
+    static func lines(_ progress: DownloadProgress, speed: Double, sourceSpeeds: [Double] = [], width: Int) -> [String] {
         let width = max(width, 20)
         // Narrow terminals lose the segment count first, then the total size.
         let candidates = [
@@ -22,7 +22,17 @@ enum ProgressView {
         guard segments.count > 1 else { return lines }
         lines.append(map(segments, width: width))
         lines += speeds(segments, width: width)
+        lines += servers(progress.sources, speeds: sourceSpeeds, width: width)
         return lines
+    }
+
+    /// `mirror.example.org 6.0M 3.1M/s  127.0.0.1:8080 2.2M dropped`, at most two lines.
+    static func servers(_ sources: [SourceFigures], speeds: [Double], width: Int) -> [String] {
+        let cells = sources.enumerated().map { index, source in
+            let rate = source.dropped != nil ? "dropped" : index < speeds.count ? compact(speeds[index]) + "/s" : "-"
+            return "\(source.host) \(compact(Double(source.bytes))) \(rate)"
+        }
+        return wrap(cells, width: width, lines: 2)
     }
 
     static func totals(_ progress: DownloadProgress, speed: Double, segments: Bool = true, total showTotal: Bool = true) -> String {
@@ -74,6 +84,12 @@ enum ProgressView {
         let cells = segments.enumerated().filter { $0.element.state == .active || $0.element.state == .stalled }.map { index, segment in
             "\(index + 1):" + (segment.state == .stalled ? "stalled" : segment.speed > 1 ? compact(Double(segment.speed)) : "-")
         }
+        return wrap(cells, width: width, lines: 3)
+    }
+
+    /// `cells` two blanks apart on lines of at most `width`, at most `maximum` lines, the last
+    /// ending `+N more` when they do not fit.
+    static func wrap(_ cells: [String], width: Int, lines maximum: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for (number, cell) in cells.enumerated() {
@@ -84,9 +100,9 @@ enum ProgressView {
             }
             lines.append(line)
             line = cell
-            if lines.count == 3 {
+            if lines.count == maximum {
                 let more = "+\(cells.count - number) more"
-                lines[2] = clip(lines[2], width - more.count - 2) + "  " + more
+                lines[maximum - 1] = clip(lines[maximum - 1], width - more.count - 2) + "  " + more
                 return lines
             }
         }

@@ -9,9 +9,12 @@ struct SpeedWindow {
 
     init(seconds: Double) { self.seconds = seconds }
 
-    mutating func add(_ progress: DownloadProgress) {
-        samples.append((progress.elapsed, progress.completedBytes))
-        while let first = samples.first, progress.elapsed - first.time > seconds, samples.count > 2 { samples.removeFirst() }
+    mutating func add(_ progress: DownloadProgress) { add(time: progress.elapsed, bytes: progress.completedBytes) }
+
+    /// A sample of a count that grows: the bytes of a download, or of one of its servers.
+    mutating func add(time: Double, bytes: Int64) {
+        samples.append((time, bytes))
+        while let first = samples.first, time - first.time > seconds, samples.count > 2 { samples.removeFirst() }
     }
 
     /// Bytes per second over the snapshots kept; 0 until time has passed between two.

@@ -69,4 +69,20 @@ import Testing
         #expect(ProgressView.lines(progress, speed: 1024, width: 80) == ["5.00 MiB  1.00 KiB/s"])
         #expect(ProgressView.compact(999) == "999" && ProgressView.compact(1536) == "1.5k" && ProgressView.compact(15 * 1_048_576) == "15M")
     }
+
+    @Test func showsEachServersBytesAndSpeedOrThatItWasDropped() {
+        let base = snapshot(segments: 4)
+        let sources = [
+            SourceFigures(url: "http://a.example/f", host: "a.example", bytes: 6 << 20, dropped: nil),
+            SourceFigures(url: "http://127.0.0.1:8080/f", host: "127.0.0.1:8080", bytes: 1_536, dropped: "connection refused"),
+        ]
+        let progress = DownloadProgress(
+            totalBytes: base.totalBytes, completedBytes: base.completedBytes, elapsed: 3, segments: base.segments, sources: sources)
+        let lines = ProgressView.lines(progress, speed: 1, sourceSpeeds: [3 * 1_048_576, 0], width: 80)
+        #expect(lines.last == "a.example 6.0M 3.0M/s  127.0.0.1:8080 1.5k dropped", "\(lines)")
+        // Narrow: one server per line, never wider than the terminal.
+        let narrow = ProgressView.lines(progress, speed: 1, sourceSpeeds: [3 * 1_048_576, 0], width: 30)
+        #expect(narrow.suffix(2) == ["a.example 6.0M 3.0M/s", "127.0.0.1:8080 1.5k dropped"], "\(narrow)")
+        #expect(narrow.allSatisfy { $0.count <= 30 })
+    }
 }

@@ -88,7 +88,7 @@ extension Download {
     /// their bytes can be written.
     private func mirrors(
         for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
-    ) -> [(url: HTTPURL, validator: Validator?)] {
+    ) -> [ProbedMirror] {
         guard start.segmented else { return [] }
         let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
         start.checkpointer?.record(mirrors: chosen.records)
@@ -99,7 +99,7 @@ extension Download {
     /// fresh start reads the file from byte 0 (a resumed one has bytes there).
     private func makeTransfer(
         _ requester: Requester, _ resource: RemoteResource, _ start: StartPoint, taking unread: inout OpenedResponse?,
-        mirrors: [(url: HTTPURL, validator: Validator?)]
+        mirrors: [ProbedMirror]
     ) -> Transfer {
         let handed = start.resumedBytes == 0 && unread?.ranged == start.segmented ? unread : nil
         if handed != nil { unread = nil }
@@ -218,12 +218,7 @@ extension Download {
             resumedHandshakes: statistics.resumedHandshakes,
             retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
             resumedBytes: resumedBytes, resource: resource)
-        if let transfer, transfer.sources.count > 1 {
-            report.sources = transfer.sources.map {
-                SourceFigures(
-                    url: transfer.url(of: $0).withoutCredentials.description, bytes: $0.bytes.load(ordering: .relaxed), dropped: $0.dropped)
-            }
-        }
+        if let transfer { report.sources = transfer.sourceFigures() }
         return report
     }
 
@@ -268,7 +263,7 @@ extension Download {
     /// is left out with a notice naming it. `records` is what the journal keeps from now on.
     func usableMirrors(
         of resource: RemoteResource, _ requester: Requester, recorded: [Journal.Mirror], tell: (String) -> Void
-    ) -> (usable: [(url: HTTPURL, validator: Validator?)], records: [Journal.Mirror]) {
+    ) -> (usable: [ProbedMirror], records: [Journal.Mirror]) {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
@@ -281,7 +276,7 @@ extension Download {
         }
         guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return ([], recorded) }
         let results = probeAll(candidates, requester)
-        var usable: [(url: HTTPURL, validator: Validator?)] = []
+        var usable: [ProbedMirror] = []
         var records = recorded
         for (index, candidate) in candidates.enumerated() {
             let name = candidate.withoutCredentials.description
@@ -297,7 +292,7 @@ extension Download {
                 let change = "\(earlier?.validator?.description ?? "no validator") → \(Validator(probed)?.description ?? "no validator")"
                 tell("mirror \(name) not used: its file changed since the last run (\(change))")
             case .success(let probed)?:
-                usable.append((probed.url, Validator(probed)))
+                usable.append(ProbedMirror(given: candidate, url: probed.url, validator: Validator(probed)))
                 records.removeAll { $0.url == name }
                 records.append(Journal.Mirror(url: name, validator: Validator(probed)))
             case nil:

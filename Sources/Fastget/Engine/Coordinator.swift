@@ -295,6 +295,7 @@ struct Coordinator {
                     range: ByteRange(start: segment.start, end: end), written: segment.writtenWithinEnd,
                     speed: speed, state: state, stolenFrom: end < segment.plannedEnd,
                     hedged: segment.fromHedge || segment.hedged.load(ordering: .relaxed))
-            })
+            },
+            sources: transfer.sourceFigures())
     }
 }

@@ -6,6 +6,11 @@ import Synchronization
 /// rest of the run and the others carry its ranges.
 final class Source: Sendable {
     let index: Int
+    /// The URL as given, without credentials: how reports and the display name it (the URL
+    /// after redirects may carry a signed token).
+    let name: String
+    /// Its host and port, for the display.
+    let host: String
     /// A mirror's URL after its probe's redirects; unused for index 0.
     let mirrorURL: HTTPURL?
     /// Sent as `If-Range` with this source's range requests.
@@ -16,8 +21,10 @@ final class Source: Sendable {
     /// The ranges its answers wrote, in the order they ended, touching ones joined.
     private let servedRanges = Locked<[ByteRange]>([])
 
-    init(index: Int, mirrorURL: HTTPURL?, validator: Validator?) {
+    init(index: Int, given: HTTPURL, mirrorURL: HTTPURL?, validator: Validator?) {
         self.index = index
+        name = given.withoutCredentials.description
+        host = given.authority
         self.mirrorURL = mirrorURL
         self.validator = validator
     }
@@ -60,6 +67,13 @@ final class Source: Sendable {
     }
 }
 
+/// A mirror that passed its probe: the URL given, where its redirects led, and its validator.
+struct ProbedMirror: Sendable {
+    let given: HTTPURL
+    let url: HTTPURL
+    let validator: Validator?
+}
+
 /// A mirror's answer that disqualifies it: another length, a Content-Range that is not the
 /// request, another version. Nothing of that answer is written.
 struct SourceRejected: Error {
@@ -72,6 +86,12 @@ extension Transfer {
     func source(for id: Int) -> Source? {
         let alive = sources.filter { !$0.isDropped }
         return alive.isEmpty ? nil : alive[id % alive.count]
+    }
+
+    /// Each source's figures, for progress and the report; empty with one source.
+    func sourceFigures() -> [SourceFigures] {
+        guard sources.count > 1 else { return [] }
+        return sources.map { SourceFigures(url: $0.name, host: $0.host, bytes: $0.bytes.load(ordering: .relaxed), dropped: $0.dropped) }
     }
 
     /// Where `source`'s requests go now.
@@ -97,7 +117,7 @@ extension Transfer {
         let ranges = source.served
         let shown = ranges.prefix(8).map { "\($0.start)-\($0.end - 1)" }.joined(separator: ", ")
         let more = ranges.count > 8 ? " and \(ranges.count - 8) more ranges" : ""
-        let name = url(of: source).withoutCredentials.description
+        let name = source.name
         return ranges.isEmpty ? "\(name) served no bytes in this run" : "\(name) served bytes \(shown)\(more) in this run"
     }
 }

@@ -37,7 +37,7 @@ final class Transfer: Sendable {
 
     init(
         requester: Requester, originalURL: HTTPURL, resource: RemoteResource, output: any WriteTarget, options: DownloadOptions,
-        validator: Validator?, opened: OpenedResponse? = nil, mirrors: [(url: HTTPURL, validator: Validator?)] = []
+        validator: Validator?, opened: OpenedResponse? = nil, mirrors: [ProbedMirror] = []
     ) {
         self.opened = Locked(opened)
         self.requester = requester
@@ -48,8 +48,10 @@ final class Transfer: Sendable {
         self.options = options
         self.validator = validator
         sources =
-            [Source(index: 0, mirrorURL: nil, validator: validator)]
-            + mirrors.enumerated().map { Source(index: $0.offset + 1, mirrorURL: $0.element.url, validator: $0.element.validator) }
+            [Source(index: 0, given: originalURL, mirrorURL: nil, validator: validator)]
+            + mirrors.enumerated().map {
+                Source(index: $0.offset + 1, given: $0.element.given, mirrorURL: $0.element.url, validator: $0.element.validator)
+            }
     }
 
     /// Where requests go now.

@@ -8,12 +8,17 @@ public struct DownloadProgress: Sendable {
     public let elapsed: Double
     /// Each segment: its range and how far it has been written.
     public let segments: [SegmentProgress]
+    /// With mirrors, each server: the download's own URL first (empty with one server).
+    public let sources: [SourceFigures]
 
     /// A snapshot (the coordinator makes them; renderers' tests build their own).
-    public init(totalBytes: Int64?, completedBytes: Int64, elapsed: Double, segments: [SegmentProgress]) {
+    public init(
+        totalBytes: Int64?, completedBytes: Int64, elapsed: Double, segments: [SegmentProgress], sources: [SourceFigures] = []
+    ) {
         self.totalBytes = totalBytes
         self.completedBytes = completedBytes
         self.elapsed = elapsed
         self.segments = segments
+        self.sources = sources
     }
 }

@@ -38,10 +38,20 @@ public struct DownloadReport: Sendable {
 
 /// One server of a download with mirrors: what came from it, and why it was dropped if it was.
 public struct SourceFigures: Sendable, Equatable {
-    /// Its URL, without credentials.
+    /// Its URL as given (not where redirects led), without credentials.
     public let url: String
+    /// Its host and port (`mirror.example.org`, `127.0.0.1:8080`).
+    public let host: String
     /// Body bytes written from it in this run.
     public let bytes: Int64
     /// Why it was dropped for the rest of the run; nil when it served to the end.
     public let dropped: String?
+
+    /// Figures of one server (the engine makes them; renderers' tests build their own).
+    public init(url: String, host: String, bytes: Int64, dropped: String?) {
+        self.url = url
+        self.host = host
+        self.bytes = bytes
+        self.dropped = dropped
+    }
 }
