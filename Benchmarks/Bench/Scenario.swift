@@ -42,7 +42,7 @@ enum Caps {
     static let fast = 2.0 * 1_048_576
     static let slow = 0.5 * 1_048_576
     /// `auto-capped`'s ideal: the capacity of this many capped connections (fastget's default
-    /// `--max-connections`), whatever number of connections a run used.
+    /// `--max-per-host`), whatever number of connections a run used.
     static let autoIdealConnections = 16
 
     /// The cap of the connection with accept index `index` (0-based) in `kind`.

@@ -30,10 +30,16 @@ struct CommandLineOption {
     /// comes the note in parentheses.
     let help: String
     let note: String?
+    /// Other long names it answers to (an earlier name, another tool's), not listed in `--help`.
+    let aliases: [String]
 
-    init(_ short: Character?, _ long: String, _ value: String, _ kind: Kind, _ help: String, note: String? = nil) {
+    init(
+        _ short: Character?, _ long: String, _ value: String, _ kind: Kind, _ help: String, note: String? = nil,
+        aliases: [String] = []
+    ) {
         self.short = short
         self.long = long
+        self.aliases = aliases
         self.value = value
         self.kind = kind
         self.help = help
@@ -53,8 +59,9 @@ struct CommandLineOption {
                 "n", "segments", "N", .text(OptionValue.segments),
                 "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each"),
             .init(
-                nil, "max-connections", "N", .count(Session.connectionRange, \.maximumConnections),
-                "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)"),
+                nil, "max-per-host", "N", .count(Session.connectionRange, \.maximumConnections),
+                "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)",
+                aliases: ["max-connections"]),
             .init(
                 "i", "input-file", "FILE", .text(OptionValue.inputFile),
                 "download every URL in FILE, one per line", note: "- reads standard input"),
@@ -114,7 +121,7 @@ struct CommandLineOption {
 
     /// Whether `name` (`-n` or `--segments`) is this option.
     func matches(_ name: String) -> Bool {
-        name == "--" + long || short.map { name == "-" + String($0) } ?? false
+        name == "--" + long || aliases.contains { name == "--" + $0 } || short.map { name == "-" + String($0) } ?? false
     }
 
     var takesValue: Bool {

@@ -10,7 +10,7 @@ struct Invocation {
     /// `-i`: a file of URLs ("-": standard input), and `-j`: how many at once.
     var inputFile: String?
     var jobs = 3
-    /// `--max-connections`: the most connections an automatic count opens to one host, over
+    /// `--max-per-host` (once `--max-connections`): the most connections an automatic count opens to one host, over
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false

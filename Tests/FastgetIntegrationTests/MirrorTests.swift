@@ -186,4 +186,38 @@ import Testing
         for range in covered where range.0 <= reach { reach = max(reach, range.1) }
         #expect(reach == Int64(data.count), "\(covered)")
     }
+
+    /// The most GETs a server was answering at once.
+    func mostAtOnce(_ server: TestServer) -> Int {
+        var edges = server.responses.filter { $0.method == "GET" }.flatMap { [($0.started, 1), ($0.finished, -1)] }
+        edges.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        var active = 0
+        var most = 0
+        for edge in edges {
+            active += edge.1
+            most = max(most, active)
+        }
+        return most
+    }
+
+    @Test func anAutomaticCountGrowsOnEachMirrorWithinItsHostCap() throws {
+        let rate = TestServer.Configuration(rate: { _ in 1_048_576 })
+        var first = TestFile(data), second = TestFile(data)
+        (first.etag, second.etag) = ("\"a\"", "\"b\"")
+        let primary = try TestServer(file: first, rate)
+        // Another host: mirrors on 127.0.0.1 and localhost have their own caps.
+        let mirror = try TestServer(file: second, rate)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = nil
+        options.hedging = false
+        options.mirrors = [mirror.url().replacingOccurrences(of: "127.0.0.1", with: "localhost")]
+        options.output = directory.file("a.bin")
+        let session = try Session(maximumConnectionsPerHost: 2)
+        let report = try Download(url: primary.url(), options: options, session: session).run()
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+        #expect(report.workers > 2, "it grew past one host's cap: \(report.workers)")
+        #expect(mostAtOnce(primary) <= 2 && mostAtOnce(mirror) <= 2, "\(mostAtOnce(primary)), \(mostAtOnce(mirror))")
+    }
 }

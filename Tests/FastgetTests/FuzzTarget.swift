@@ -157,7 +157,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         return nil
     }
 
-    /// A journal that decodes tiles its file and encodes back to the same bytes. The input is
+    /// A journal that decodes tiles its file and encodes back to the same bytes (one of an
+    /// earlier version, to a journal that decodes the same). The input is
     /// tried as a whole file and, so the fuzzer gets past the checksum, as a payload wrapped in
     /// a valid header and checksum.
     private static func journal(_ input: UnsafeRawBufferPointer) -> String? {
@@ -168,7 +169,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     private static func journalRoundTrip(_ bytes: [UInt8]) -> String? {
         guard let journal = try? Journal.decode(bytes) else { return nil }
         if (try? journal.checkTiling()) == nil { return "decoded journal does not tile" }
-        if journal.encoded() != bytes { return "re-encoding differs" }
+        let current = bytes[8] == UInt8(truncatingIfNeeded: Journal.version) && bytes[9] == 0
+        if current ? journal.encoded() != bytes : (try? Journal.decode(journal.encoded())) != journal { return "re-encoding differs" }
         return nil
     }
 }

@@ -33,6 +33,22 @@ import Testing
         #expect(most.load(ordering: .relaxed) <= 16)
         #expect(session.reserveConnections(host: "h", wanting: 16) == 16, "every grant was given back")
     }
+
+    @Test func aSpreadAllowanceTakesFromEachHostInTurnWithinItsCap() throws {
+        let session = try Session(maximumConnectionsPerHost: 3)
+        #expect(session.reserveConnections(host: "b", wanting: 1) == 1, "another download holds one of b's")
+        let spread = SpreadAllowance([session.allowance(host: "a"), session.allowance(host: "b")])
+        #expect(spread.reserve(4) == 4)
+        #expect(session.reserveConnections(host: "a", wanting: 3) == 1, "a gave 2")
+        session.releaseConnections(host: "a", count: 1)
+        #expect(spread.reserve(4) == 1, "a's third; b is full")
+        #expect(session.reserveConnections(host: "b", wanting: 1) == 0)
+        spread.release(2)
+        // Given back from the host holding the most: a (3 → 2), then a or b (2 each).
+        #expect(session.reserveConnections(host: "a", wanting: 3) + session.reserveConnections(host: "b", wanting: 3) == 2)
+        spread.release(10) // more than it holds: gives back only its own
+        #expect(session.reserveConnections(host: "a", wanting: 3) + session.reserveConnections(host: "b", wanting: 3) == 3)
+    }
 }
 
 /// Which downloads of a session may share a connection.

@@ -117,9 +117,21 @@ extension Download {
         return Coordinator(
             transfer: transfer, table: start.table, workers: workers,
             checkpointer: start.checkpointer, segmented: start.segmented, started: started,
-            automatic: start.segmented && options.segments == nil
-                ? Coordinator.AutomaticCount(
-                    maximum: session.maximumConnectionsPerHost, allowance: session.allowance(host: transfer.url.host)) : nil)
+            automatic: start.segmented && options.segments == nil ? automaticCount(transfer, session) : nil)
+    }
+
+    /// An automatic count grows up to the session's per-host cap on each host of the file's
+    /// servers (mirrors on one host share its cap), and at most to the most connections a
+    /// download has.
+    private func automaticCount(_ transfer: Transfer, _ session: Session) -> Coordinator.AutomaticCount {
+        var hosts: [String] = []
+        for source in transfer.sources where !hosts.contains(transfer.url(of: source).host) {
+            hosts.append(transfer.url(of: source).host)
+        }
+        let allowances = hosts.map(session.allowance)
+        return Coordinator.AutomaticCount(
+            maximum: min(Session.connectionRange.upperBound, session.maximumConnectionsPerHost * hosts.count),
+            allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
     }
 
     /// Whether the probe may be the file's first GET (`Prober.open`): when nothing of an
