@@ -220,4 +220,34 @@ import Testing
         #expect(report.workers > 2, "it grew past one host's cap: \(report.workers)")
         #expect(mostAtOnce(primary) <= 2 && mostAtOnce(mirror) <= 2, "\(mostAtOnce(primary)), \(mostAtOnce(mirror))")
     }
+
+    /// `fastget a.img b.img` typed as wget takes it (two files of one size): without a digest,
+    /// the second is not taken for a mirror of the first.
+    @Test func aMirrorNamingAnotherFileIsUsedOnlyWithADigest() throws {
+        let primary = try server(etag: "\"a\"")
+        let other = try server(etag: "\"b\"")
+        let (_, directory) = try download(primary.url("/a.img"), mirrors: [other.url("/b.img")])
+        defer { directory.remove() }
+        #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        #expect(other.requests.isEmpty, "not even probed")
+        let checksum = try Checksum("sha-256=\(SHA256.hex(data))")
+        let (report, checked) = try download(primary.url("/a.img"), mirrors: [other.url("/b.img")]) { $0.checksum = checksum }
+        defer { checked.remove() }
+        #expect(!rangeRequests(other).isEmpty, "a digest proves it")
+        #expect(report.sources.count == 2)
+    }
+
+    @Test func mirrorsOfAFileWithoutRangesGetANotice() throws {
+        let primary = try server(etag: "\"a\"") {
+            $0.honorsRange = false; $0.advertisesRanges = false
+        }
+        let mirror = try server(etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(
+            try fastgetExecutable(), ["-n", "4", "-o", "r.bin", primary.url(), mirror.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        #expect(result.stderr.contains("mirrors not used: \(primary.url()) does not serve byte ranges"), "\(result.stderr)")
+    }
 }

@@ -31,7 +31,7 @@ struct NginxMirrorTests {
         let mirror = try TestServer(file: file)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let report = try Download(url: nginx.url("/n.bin"), options: options(directory, mirrors: [mirror.url()])).run()
+        let report = try Download(url: nginx.url("/n.bin"), options: options(directory, mirrors: [mirror.url("/n.bin")])).run()
         #expect(SHA256.hex(ofFile: directory.file("n.bin")) == SHA256.hex(data))
         #expect(!ranged(nginx).isEmpty, "\(nginx.accessLog())")
         let mirrorRanges = mirror.requests.filter { $0.method == "GET" && $0.header("Range") != nil }
@@ -52,7 +52,7 @@ struct NginxMirrorTests {
             nginx.stop()
             stopped.signal()
         }
-        let report = try Download(url: primary.url(), options: options(directory, mirrors: [nginx.url("/n.bin")])).run()
+        let report = try Download(url: primary.url("/n.bin"), options: options(directory, mirrors: [nginx.url("/n.bin")])).run()
         #expect(stopped.wait(timeout: .now() + 10) == .success)
         #expect(SHA256.hex(ofFile: directory.file("n.bin")) == SHA256.hex(data))
         #expect(report.sources.last?.dropped != nil, "\(report.sources)")

@@ -11,8 +11,9 @@ extension Download {
     static let minimumWindowBuffers = 4
 
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
+    /// `path` is what the report names ("-": standard output).
     func writeInOrder(
-        to descriptor: Int32, requester: Requester, cap: Int, started: Double,
+        to descriptor: Int32, path: String = "-", requester: Requester, cap: Int, started: Double,
         progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
@@ -71,7 +72,7 @@ extension Download {
                 "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)\(source(of: resource))")
         }
         return report(
-            path: "-", bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
+            path: path, bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
             resumedBytes: 0, resource: resource)
     }
 }

@@ -27,6 +27,11 @@ extension Download {
                 to: descriptor, requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress,
                 notice: notice)
         }
+        if let report = try writeIntoSpecialOutput(
+            requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress, notice: notice)
+        {
+            return report
+        }
         var restarts = 0
         var singleStream = false
         var ownership: FileLock?
@@ -89,7 +94,12 @@ extension Download {
     private func mirrors(
         for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
     ) -> [ProbedMirror] {
-        guard start.segmented else { return [] }
+        guard start.segmented else {
+            if !mirrorURLs.isEmpty {
+                tell("mirrors not used: \(url.withoutCredentials) does not serve byte ranges, so the file comes from it in one stream")
+            }
+            return []
+        }
         let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
         start.checkpointer?.record(mirrors: chosen.records)
         return chosen.usable
@@ -280,11 +290,12 @@ extension Download {
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
         let announced = options.mirrorsFromHeaders && expectedChecksum(resource) != nil ? resource.announcedMirrors.map(\.url) : []
-        let candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
+        var candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
         // A file one connection takes whole never reaches a mirror.
         if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
         if !mirrorURLs.isEmpty && expectedChecksum(resource) == nil {
             tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
+            candidates.removeAll { namesAnotherFile($0, tell: tell) }
         }
         guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return ([], recorded) }
         let results = probeAll(candidates, requester)
@@ -312,6 +323,18 @@ extension Download {
             }
         }
         return (usable, Array(records.suffix(Journal.maximumMirrors)))
+    }
+
+    /// Whether `mirror` names another file than the download's URL (`fastget a.img b.img`,
+    /// typed as wget takes it, means two files): without a digest its length alone would
+    /// vouch for it, so it is left out, with a notice.
+    private func namesAnotherFile(_ mirror: HTTPURL, tell: (String) -> Void) -> Bool {
+        let (own, its) = (FileName.derived(from: url), FileName.derived(from: mirror))
+        guard own != its else { return false }
+        tell(
+            "mirror \(mirror.withoutCredentials) not used: it names another file (\(its), not \(own)) and no digest can show they are the same; to download several files, list them with -i"
+        )
+        return true
     }
 
     /// Probes every candidate at once, each on its own thread and its own stop slot; the

@@ -20,6 +20,23 @@ package final class FileDescriptor: @unchecked Sendable {
         return FileDescriptor(descriptor: fd)
     }
 
+    /// Opens an existing file that is not a regular one (a character device, a FIFO) for
+    /// writing only: never created, never truncated. A FIFO without a reader yet is tried again
+    /// after each `wait()`, until one opens it or `wait()` returns true (a stop: then nil).
+    /// Writes block as usual once it is open.
+    package static func openForStreaming(_ path: String, wait: () -> Bool) throws(SystemError) -> FileDescriptor? {
+        while true {
+            let fd = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+                return FileDescriptor(descriptor: fd)
+            }
+            let code = errno
+            guard code == ENXIO || code == EINTR else { throw SystemError("open", errno: code) }
+            if wait() { return nil }
+        }
+    }
+
     /// Opens an existing file for reading only.
     package static func openReadOnly(_ path: String) throws(SystemError) -> FileDescriptor {
         let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }

@@ -24,6 +24,26 @@ package enum FileSystem {
         return lstat(path, &info) == 0
     }
 
+    /// What a path can name.
+    package enum Kind: Sendable, Equatable {
+        case regular, directory, characterDevice, blockDevice, fifo, socket, other
+    }
+
+    /// What is at `path`, following links; nil when nothing is (or it cannot be told).
+    package static func kind(_ path: String) -> Kind? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFCHR: return .characterDevice
+        case S_IFBLK: return .blockDevice
+        case S_IFIFO: return .fifo
+        case S_IFSOCK: return .socket
+        default: return .other
+        }
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -24,6 +24,12 @@ struct StartPoint {
         if FileSystem.isDirectory(destination) {
             throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
         }
+        // A device or FIFO given as the output is streamed to before this point; one that
+        // appears under a name the server gave is never renamed over or moved aside.
+        if let kind = FileSystem.kind(destination), kind != .regular {
+            throw FastgetError(
+                .cannotCreateOutput, "\(destination) is not a regular file", hint: "name it with -o to write the download to it")
+        }
         let files = SidecarFiles(destination)
         let (partPath, journalPath) = (files.part, files.journal)
         let header = Journal(

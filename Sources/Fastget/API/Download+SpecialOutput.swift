@@ -1,0 +1,55 @@
+/// A destination that exists and is not a regular file — a character device (`/dev/null`), a
+/// FIFO, `/dev/stdout` — is written as a stream, in order, as `-o -` is: no `.part`, no
+/// journal, no lock file beside it, no preallocation, and never renamed over, truncated or
+/// replaced (`--overwrite` and `-c` change nothing about it). A block device is refused.
+extension Download {
+    /// The descriptor `/dev/stdout` and its kin name: written to as it is, since opening
+    /// `/proc/self/fd/1` anew would start at offset 0 of a file the shell appends to.
+    static func standardDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1": 1
+        case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2": 2
+        default: nil
+        }
+    }
+
+    /// Downloads into `destination` as a stream when it is not a regular file; nil when it is
+    /// one, or nothing is there (the usual `.part` and rename then apply).
+    func writeIntoSpecialOutput(
+        requester: Requester, cap: Int, started: Double, progress: (DownloadProgress) -> Void, notice: (String) -> Void
+    ) throws(FastgetError) -> DownloadReport? {
+        let path = destination
+        func tell(_ text: String) {
+            notice(text)
+            hub.publish(.notice(text))
+        }
+        func stream(to descriptor: Int32) throws(FastgetError) -> DownloadReport {
+            if options.continuePartial { tell("-c does not apply to \(path), which is not a regular file: the whole file is written to it") }
+            return try writeInOrder(
+                to: descriptor, path: path, requester: requester, cap: cap, started: started, progress: progress, notice: notice)
+        }
+        if let descriptor = Download.standardDescriptor(path) { return try stream(to: descriptor) }
+        switch FileSystem.kind(path) {
+        case nil, .regular?, .directory?:
+            return nil
+        case .blockDevice?:
+            throw FastgetError(
+                .cannotCreateOutput, "\(path) is a block device", hint: "fastget writes files, not disks: save the file, then copy it")
+        case .characterDevice?, .fifo?, .socket?, .other?:
+            var told = false
+            let file: FileDescriptor?
+            do {
+                file = try FileDescriptor.openForStreaming(path) {
+                    if !told { tell("waiting for a reader of \(path)") }
+                    told = true
+                    return waitForStop(seconds: 0.1) != nil
+                }
+            } catch {
+                throw FastgetError.local(error, path: path)
+            }
+            guard let file else { throw FastgetError(.cancelled, control.withLock { $0.stop?.reason } ?? "download cancelled") }
+            defer { try? file.close() }
+            return try stream(to: file.descriptor)
+        }
+    }
+}
