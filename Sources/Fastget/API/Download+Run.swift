@@ -22,12 +22,7 @@ extension Download {
             notice(text)
             hub.publish(.notice(text))
         }
-        if let descriptor = options.outputDescriptor {
-            return try writeInOrder(
-                to: descriptor, requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress,
-                notice: notice)
-        }
-        if let report = try writeIntoSpecialOutput(
+        if let report = try writeAsStream(
             requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress, notice: notice)
         {
             return report

@@ -13,11 +13,15 @@ extension Download {
         }
     }
 
-    /// Downloads into `destination` as a stream when it is not a regular file; nil when it is
-    /// one, or nothing is there (the usual `.part` and rename then apply).
-    func writeIntoSpecialOutput(
+    /// Downloads to `options.outputDescriptor`, or into `destination` as a stream when it is not
+    /// a regular file; nil when it is one, or nothing is there (the usual `.part` and rename
+    /// then apply).
+    func writeAsStream(
         requester: Requester, cap: Int, started: Double, progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport? {
+        if let descriptor = options.outputDescriptor {
+            return try writeInOrder(to: descriptor, requester: requester, cap: cap, started: started, progress: progress, notice: notice)
+        }
         let path = destination
         func tell(_ text: String) {
             notice(text)
