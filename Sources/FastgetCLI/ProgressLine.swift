@@ -25,7 +25,10 @@ final class ProgressLine: @unchecked Sendable {
             text += String(repeating: "\n\r\u{1B}[K", count: extra) + "\u{1B}[\(extra)A"
         }
         Console.write(text)
-        drawnLines = max(lines.count, drawnLines)
+        // The cursor is on the last line of what was just drawn, whatever was there before: the
+        // next redraw goes up from here (counting the old, longer display went too far up and
+        // erased the user's own lines above it).
+        drawnLines = lines.count
     }
 
     /// Clears the display so that the summary or an error starts on a clean line.

@@ -1,0 +1,44 @@
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// The progress display on a real pseudo-terminal, with text before and after it: it owns only
+/// its own lines. Every earlier line survives, notices stay, and the summary comes last.
+@Suite struct TerminalDisplayTests {
+    let data = testBytes(count: 32 << 20, seed: 91)
+
+    /// `sh -c` printing twelve lines, then fastget with `arguments`, then "after".
+    func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> TerminalRun {
+        let script = "i=1; while [ $i -le 12 ]; do echo \"before $i\"; i=$((i+1)); done; \"$0\" \"$@\"; echo \"after $?\""
+        return try TerminalRun(try #require(findExecutable("sh")), ["-c", script, try fastgetExecutable()] + arguments, in: directory.path)
+    }
+
+    @Test func aShrinkingDisplayLeavesTheLinesAboveIt() throws {
+        // 32 connections at 4 MiB/s each: the display redraws while segments finish and its
+        // speed lines go, one by one.
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 4 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try run(["-n", "32", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 0)
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        let screen = result.screen
+        #expect(Array(screen.prefix(12)) == (1...12).map { "before \($0)" }, "\(screen)")
+        #expect(screen.count == 14 && screen[12].hasPrefix("fastget: saved f.bin (") && screen[13] == "after 0", "\(screen)")
+        #expect(String(decoding: result.output, as: UTF8.self).contains("\u{1B}["), "the display was drawn")
+    }
+
+    @Test func noticesBeforeAndDuringTheDisplayStayVisible() throws {
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 4 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A journal that is not one: the run says it ignores it before the display starts.
+        try Data("not a journal".utf8).write(to: URL(fileURLWithPath: directory.file("f.bin.fastget")))
+        let result = try run(["-n", "16", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 0)
+        let screen = result.screen
+        #expect(Array(screen.prefix(12)) == (1...12).map { "before \($0)" }, "\(screen)")
+        #expect(screen.count > 13 && screen[12].hasPrefix("fastget: ignoring f.bin.fastget ("), "\(screen)")
+        #expect(screen.last == "after 0" && screen[screen.count - 2].hasPrefix("fastget: saved f.bin ("), "\(screen)")
+    }
+}
