@@ -50,8 +50,7 @@ enum SingleDownload {
         // segments == 0: nothing was fetched; the notice already said the file is complete.
         if human && report.workers > 0 {
             let saved =
-                invocation.options.outputDescriptor != nil
-                ? "wrote standard output" : FileSystem.kind(report.path) == .regular ? "saved \(report.path)" : "wrote \(report.path)"
+                !report.streamed ? "saved \(report.path)" : report.path == "-" ? "wrote standard output" : "wrote \(report.path)"
             Console.write(Summary.line(report, saved: saved, details: true))
         }
         if invocation.verbose { Console.write(Verbose.totals(report)) }

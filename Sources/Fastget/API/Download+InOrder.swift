@@ -71,8 +71,10 @@ extension Download {
                 .protocolViolation,
                 "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)\(source(of: resource))")
         }
-        return report(
+        var streamed = report(
             path: path, bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
             resumedBytes: 0, resource: resource)
+        streamed.streamed = true
+        return streamed
     }
 }

@@ -1,5 +1,6 @@
 /// Learns length, range support, validators and the final URL: `HEAD`, then `GET` with
-/// `Range: bytes=0-0` when HEAD is refused or inconclusive. Follows redirects.
+/// `Range: bytes=0-0` when HEAD is refused (any status but 404 and 410) or inconclusive.
+/// Follows redirects.
 struct Prober {
     static let maximumRedirects = 10
 
@@ -16,7 +17,10 @@ struct Prober {
             release(connection, length: head.contentLength)
             return resource(url, head, length: head.contentLength, ranges: true)
         }
-        if !(200...299).contains(head.status) && head.status != 405 && head.status != 501 {
+        // Only "not found" and "gone" are the file's answer whatever the method. Anything else
+        // may be about HEAD alone: URLs signed for GET (S3's presigned ones, CDN tokens) answer
+        // it 403, some servers 400, 405, 501 or a 5xx. The ranged GET's answer decides.
+        if head.status == 404 || head.status == 410 {
             throw FastgetError.status(head, url: url)
         }
         park(connection)

@@ -34,6 +34,9 @@ public struct DownloadReport: Sendable {
     /// Each server the ranges came from, the download's own URL first, then the mirrors in
     /// use (empty without mirrors).
     public var sources: [SourceFigures] = []
+    /// Whether the file went out as a stream, in order (`-o -`, or a `path` that is a device
+    /// or a FIFO), not saved as a file.
+    public var streamed = false
 }
 
 /// One server of a download with mirrors: what came from it, and why it was dropped if it was.
