@@ -275,7 +275,8 @@ struct Coordinator {
     func snapshot() -> DownloadProgress {
         DownloadProgress(
             totalBytes: transfer.resource.length,
-            completedBytes: table.bytesWritten,
+            // A stream of unknown length is one segment [0, 0) whose watermark runs past its end.
+            completedBytes: transfer.resource.length == nil ? table.segments.first?.written.load(ordering: .acquiring) ?? 0 : table.bytesWritten,
             elapsed: MonotonicClock.seconds() - started,
             segments: table.segments.map { segment in
                 let end = segment.end.load(ordering: .relaxed)
