@@ -50,4 +50,19 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(ByteRange(start: 0, end: 1_048_576).headerValue == "bytes=0-1048575")
         #expect(ByteRange(start: 5, end: 6).headerValue == "bytes=5-5")
     }
+
+    @Test func aResumeIsResplitToTheCountAskedForNow() {
+        let mib: Int64 = 1 << 20
+        // Begun with two segments, a third of each written.
+        let records = [SegmentRecord(start: 0, end: 12 * mib, written: 4 * mib), SegmentRecord(start: 12 * mib, end: 24 * mib, written: 16 * mib)]
+        let split = SegmentPlan.resplit(records, segments: 8, minimumSize: mib)
+        #expect(split.filter { $0.written < $0.end }.count == 8)
+        #expect(split.first?.start == 0 && split.last?.end == 24 * mib)
+        #expect(zip(split, split.dropFirst()).allSatisfy { $0.end == $1.start }, "still a tiling")
+        #expect(split.allSatisfy { $0.start <= $0.written && $0.written <= $0.end })
+        #expect(split.reduce(0) { $0 + $1.written - $1.start } == 8 * mib, "the same bytes claimed")
+        // Never halves below the minimum; never fewer segments than asked before.
+        #expect(SegmentPlan.resplit(records, segments: 64, minimumSize: 3 * mib).count == 4)
+        #expect(SegmentPlan.resplit(records, segments: 1, minimumSize: mib) == records)
+    }
 }

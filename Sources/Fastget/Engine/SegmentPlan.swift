@@ -15,6 +15,25 @@ package enum SegmentPlan {
         min(options.segments ?? 1, max(1, unfinished))
     }
 
+    /// A resumed journal's segments, the unfinished ones split (largest unwritten part first,
+    /// in halves) until `segments` of them are unfinished or halves would be smaller than
+    /// `minimumSize`: the count the command asks for now applies to what is left (a download
+    /// begun with `-n 2` and resumed with `-n 16` uses 16). The bytes claimed stay the same.
+    package static func resplit(_ records: [SegmentRecord], segments: Int, minimumSize: Int64) -> [SegmentRecord] {
+        var records = records
+        while records.filter({ $0.written < $0.end }).count < segments {
+            guard let index = records.indices.max(by: { records[$0].end - records[$0].written < records[$1].end - records[$1].written })
+            else { break }
+            let record = records[index]
+            let half = (record.end - record.written) / 2
+            guard half >= minimumSize else { break }
+            let middle = record.written + half
+            records[index] = SegmentRecord(start: record.start, end: middle, written: record.written)
+            records.insert(SegmentRecord(start: middle, end: record.end, written: middle), at: index + 1)
+        }
+        return records
+    }
+
     /// The fixed count where an automatic one does not apply (a file written out in order):
     /// 8, within the per-host cap.
     static func fixedCount(_ options: DownloadOptions, cap: Int) -> Int { options.segments ?? min(8, cap) }

@@ -57,8 +57,12 @@ struct StartPoint {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
             var resumed = header
             resumed.mirrors = journal.mirrors
+            let segments =
+                options.segments.map {
+                    SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
+                } ?? journal.segments
             return StartPoint(
-                output: output, table: SegmentTable(journal: journal.segments),
+                output: output, table: SegmentTable(journal: segments),
                 checkpointer: Checkpointer(path: journalPath, output: output, header: resumed),
                 segmented: true, resumedBytes: journal.bytesWritten,
                 replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
