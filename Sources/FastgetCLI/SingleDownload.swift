@@ -6,11 +6,13 @@ enum SingleDownload {
     static func run(_ invocation: Invocation) -> Int32 {
         do throws(FastgetError) {
             let download = try Download(url: invocation.url!, options: invocation.options, session: try invocation.session())
+            let stop = StopNote()
             SignalWatcher.watch { download.pause() }
             let human = !invocation.quiet && !invocation.json
             let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
             let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
             if invocation.json { download.onEvent(JSONEvents.write) }
+            download.onEvent(stop.observe)
             if invocation.verbose {
                 download.onEvent { event in
                     guard let text = Verbose.line(event) else { return }
@@ -32,7 +34,9 @@ enum SingleDownload {
                     })
             } catch {
                 line?.clear()
-                throw error
+                guard error.code == .cancelled, !invocation.json else { throw error }
+                Console.write(stop.line(error, toStream: download.writesAsStream))
+                return error.exitCode
             }
             line?.clear()
             finish(report, invocation, human: human)

@@ -69,7 +69,8 @@ import Testing
                     let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                     #expect(process.terminationStatus == 130, "\(stderr)")
                     if FileManager.default.fileExists(atPath: directory.file(name + ".fastget")) {
-                        #expect(stderr.contains("hint: run the same command again to resume (journal: \(name).fastget)"), "\(stderr)")
+                        #expect(stderr.contains(" kept; run the same command again to resume (journal: \(name).fastget)"), "\(stderr)")
+                        #expect(!stderr.contains("error"), "a stop the user asked for is not an error: \(stderr)")
                     }
                 }
             }

@@ -62,18 +62,8 @@ extension Download {
             let coordinator = coordinator(for: transfer, start, session: session, started: started)
             do {
                 try run(coordinator, progress: progress, notice: notice)
-            } catch let error where (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts {
-                restarts += 1
-                if transfer.control.rangesLost {
-                    // The old bytes came from ranges the server still honoured; they are right,
-                    // but a stream from zero cannot skip them, so they go.
-                    singleStream = true
-                    tell("\(error.message); downloading in one stream from the start")
-                } else {
-                    tell("\(error.message); starting over")
-                }
-                start.checkpointer?.remove()
-                try? FileSystem.remove(start.output.partPath)
+            } catch {
+                try startOver(after: error, transfer, start, restarts: &restarts, singleStream: &singleStream, tell: tell)
                 continue
             }
             let length = try finish(start, transfer: transfer, buffers: coordinator.buffers, tell: tell)
@@ -82,6 +72,30 @@ extension Download {
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
                 resource: resource)
         }
+    }
+
+    /// After a failed pass: returns when the download starts over (the file changed, or the
+    /// server stopped honouring ranges, at most `maximumRestarts` times), else throws `error`.
+    private func startOver(
+        after error: FastgetError, _ transfer: Transfer, _ start: StartPoint, restarts: inout Int, singleStream: inout Bool,
+        tell: (String) -> Void
+    ) throws(FastgetError) {
+        guard (transfer.control.resourceChanged || transfer.control.rangesLost) && restarts < Download.maximumRestarts else {
+            // One stream from a server without ranges cannot resume: its bytes would mislead.
+            if start.checkpointer == nil { try? FileSystem.remove(start.output.partPath) }
+            throw error
+        }
+        restarts += 1
+        if transfer.control.rangesLost {
+            // The old bytes came from ranges the server still honoured; they are right, but a
+            // stream from zero cannot skip them, so they go.
+            singleStream = true
+            tell("\(error.message); downloading in one stream from the start")
+        } else {
+            tell("\(error.message); starting over")
+        }
+        start.checkpointer?.remove()
+        try? FileSystem.remove(start.output.partPath)
     }
 
     /// The mirrors a segmented `start` fetches from, recorded in its journal before any of

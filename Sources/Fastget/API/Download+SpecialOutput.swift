@@ -3,6 +3,15 @@
 /// journal, no lock file beside it, no preallocation, and never renamed over, truncated or
 /// replaced (`--overwrite` and `-c` change nothing about it). A block device is refused.
 extension Download {
+    /// Whether the file goes out as a stream, in order, with nothing kept to resume from:
+    /// `options.outputDescriptor`, or a destination that exists and is not a regular file (a
+    /// device, a FIFO, `/dev/stdout`).
+    public var writesAsStream: Bool {
+        let path = destination
+        if options.outputDescriptor != nil || Download.standardDescriptor(path) != nil { return true }
+        return FileSystem.kind(path).map { $0 != .regular && $0 != .directory } ?? false
+    }
+
     /// The descriptor `/dev/stdout` and its kin name: written to as it is, since opening
     /// `/proc/self/fd/1` anew would start at offset 0 of a file the shell appends to.
     static func standardDescriptor(_ path: String) -> Int32? {

@@ -112,8 +112,8 @@ struct Coordinator {
                 transfer.control.fail(error)
             }
         }
+        try throwIfStoppedShort(events)
         publishEvents(events)
-        try throwIfStoppedShort()
         progress(snapshot())
     }
 
@@ -156,8 +156,8 @@ struct Coordinator {
             }
         }
         transfer.workerFinished()
+        try throwIfStoppedShort(events)
         publishEvents(events)
-        try throwIfStoppedShort()
         progress(snapshot())
     }
 
@@ -203,14 +203,16 @@ struct Coordinator {
     /// Throws the first failure, or `.cancelled`, when the pass stopped short — after a last
     /// checkpoint, so that the rerun continues from what is on disk. (If that checkpoint fails
     /// too, a full disk, the previous journal stays, and it is true.)
-    private func throwIfStoppedShort() throws(FastgetError) {
+    /// The last checkpoint's event goes out with the others, so that observers know what is kept.
+    private func throwIfStoppedShort(_ events: ([DownloadEvent]) -> Void) throws(FastgetError) {
         let failure = transfer.control.failure
         guard failure != nil || transfer.control.isStopped else { return }
         var hint: String?
         if let checkpointer, !transfer.control.resourceChanged, !transfer.control.rangesLost {
-            _ = try? checkpointer.checkpoint(table)
+            if let bytes = try? checkpointer.checkpoint(table) { transfer.post(.checkpoint(bytesOnDisk: bytes)) }
             if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
         }
+        publishEvents(events)
         throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
     }
 

@@ -1,0 +1,57 @@
+import FastgetTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Ctrl-C is the user's own action: the command says what is kept and how to go on, not
+/// "error"; a download that could never resume leaves nothing behind.
+@Suite struct InterruptMessageTests {
+    let data = testBytes(count: 8 << 20, seed: 99)
+
+    /// Runs fastget with `arguments` until `ready` says so from its progress, interrupts it,
+    /// and returns its exit status and standard error.
+    func interrupt(_ arguments: [String], in directory: TemporaryDirectory, ready: () -> Bool) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let errors = Pipe()
+        process.standardError = errors
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        for _ in 0..<400 where !ready() {
+            if exited.wait(timeout: .now() + 0.02) == .success { break }
+        }
+        kill(process.processIdentifier, SIGINT)
+        #expect(exited.wait(timeout: .now() + 20) == .success)
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test func aPauseSaysWhatIsKeptAndHowToGoOn() throws {
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 2 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (status, stderr) = try interrupt(["-n", "2", "--checkpoint-interval", "0.1", "-o", "p.bin", server.url()], in: directory) {
+            FileManager.default.fileExists(atPath: directory.file("p.bin.fastget"))
+        }
+        #expect(status == 130)
+        let line = try #require(stderr.split(separator: "\n").last.map(String.init), "\(stderr)")
+        #expect(line.hasPrefix("fastget: paused: ") && line.contains(" of 8.00 MiB kept; run the same command again to resume"), "\(stderr)")
+        #expect(!stderr.contains("error"), "\(stderr)")
+    }
+
+    @Test func aStreamThatCannotResumeSaysSoAndLeavesNothing() throws {
+        var file = TestFile(data)
+        (file.honorsRange, file.advertisesRanges) = (false, false)
+        let server = try TestServer(file: file, TestServer.Configuration(rate: { _ in 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (status, stderr) = try interrupt(["-o", "s.bin", server.url()], in: directory) {
+            FileManager.default.fileExists(atPath: directory.file("s.bin.part"))
+        }
+        #expect(status == 130)
+        #expect(stderr.contains("fastget: stopped; nothing is kept: the server does not serve byte ranges"), "\(stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no .part that could never resume")
+    }
+}
