@@ -14,12 +14,14 @@ import Testing
         let etag: Locked<String>
         let server: TestServer
 
-        init(_ data: [UInt8], etag: String) throws {
+        /// `fields(method)`: header fields its answers to that method add.
+        init(_ data: [UInt8], etag: String, fields: @escaping @Sendable (String) -> [String] = { _ in [] }) throws {
             let current = Locked(etag)
             self.etag = current
-            server = try TestServer(TestServer.Configuration(rate: { _ in 2 * 1_048_576 })) { _ in
+            server = try TestServer(TestServer.Configuration(rate: { _ in 2 * 1_048_576 })) { request in
                 var file = TestFile(data)
                 file.etag = current.withLock { $0 }
+                file.extraFields = fields(request.method)
                 return .file(file)
             }
         }
@@ -88,5 +90,27 @@ import Testing
         let notice = "mirror \(mirror.server.url()) not used: its file changed since the last run (ETag \"b\" → ETag \"c\")"
         #expect(rerun.stderr.contains(notice), "\(rerun.stderr)")
         #expect(mirror.rangeRequests.isEmpty, "only its probe")
+    }
+
+    /// A server that announces its digest (and a mirror) on GET but not on HEAD: the resume,
+    /// which probes with HEAD, still checks the file against the digest the journal kept, so
+    /// bytes an announced mirror served wrong cannot pass.
+    @Test func theDigestThatVouchedForAMirrorIsKeptForTheResume() throws {
+        var wrong = data
+        for index in stride(from: 0, to: wrong.count, by: 65_536) { wrong[index] ^= 0xFF }
+        let mirror = try Mirror(wrong, etag: "\"m\"")
+        let hex = Array(SHA256.hex(data).utf8)
+        let digest = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
+        let announced = ["Repr-Digest: sha-256=:\(digest.base64EncodedString()):", "Link: <\(mirror.server.url())>; rel=duplicate"]
+        let primary = try Mirror(data, etag: "\"a\"") { $0 == "GET" ? announced : [] }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", primary.server.url()]
+        let journal = try runAndKill(arguments, in: directory, mirror)
+        #expect(journal.digest?.hex == SHA256.hex(data) && journal.mirrors.map(\.url) == [mirror.server.url()])
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 76, "\(rerun.stderr)")
+        #expect(rerun.stderr.contains("(the digest the journal kept from the run that used mirrors)"), "\(rerun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("r.bin")), "never presented as done")
     }
 }

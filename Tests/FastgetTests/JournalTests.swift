@@ -26,12 +26,14 @@ import Testing
             .init(url: "http://third.example/big.iso", validator: .lastModified("Sat, 21 Nov 2026 10:00:00 GMT")),
         ]
         #expect(try Journal.decode(journal.encoded()) == journal)
+        journal.digest = try Checksum("sha-256=" + String(repeating: "ab", count: 32))
+        #expect(try Journal.decode(journal.encoded()) == journal)
     }
 
     /// A journal an earlier version wrote (version 1, no mirror list) still resumes.
     @Test func readsAVersionOneJournal() throws {
         let current = JournalTests.sample.encoded()
-        let payload = Array(current[Journal.headerSize..<(current.count - 8)]) // without the mirror count and CRC
+        let payload = Array(current[Journal.headerSize..<(current.count - 12)]) // without the mirror count, digest and CRC
         var bytes = Journal.magic
         bytes.appendLittleEndian(UInt16(1))
         bytes.appendLittleEndian(UInt16(0))

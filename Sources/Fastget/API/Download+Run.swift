@@ -109,8 +109,9 @@ extension Download {
             }
             return []
         }
-        let chosen = usableMirrors(of: resource, requester, recorded: start.recordedMirrors, tell: tell)
-        start.checkpointer?.record(mirrors: chosen.records)
+        let expected = expectedChecksum(resource, recorded: start.recordedDigest)
+        let chosen = usableMirrors(of: resource, requester, expected: expected, recorded: start.recordedMirrors, tell: tell)
+        start.checkpointer?.record(mirrors: chosen.records, digest: chosen.records.isEmpty ? nil : expected)
         return chosen.usable
     }
 
@@ -189,7 +190,7 @@ extension Download {
         guard length >= 0, !start.segmented || start.table.isComplete else {
             throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
         }
-        if let checksum = expectedChecksum(transfer.resource) {
+        if let checksum = expectedChecksum(transfer.resource, recorded: start.recordedDigest) {
             try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
         }
         do {
@@ -253,15 +254,20 @@ extension Download {
         return report
     }
 
-    /// The digest the file must have: the one asked for, else the one the server announced.
-    func expectedChecksum(_ resource: RemoteResource) -> Checksum? {
-        options.checksum ?? (options.checksAnnouncedDigest ? resource.announcedDigest : nil)
+    /// The digest the file must have: the one asked for, else the one the server announced,
+    /// else the one a resumed journal `recorded` (mirrors served bytes under it).
+    func expectedChecksum(_ resource: RemoteResource, recorded: Checksum? = nil) -> Checksum? {
+        options.checksum ?? (options.checksAnnouncedDigest ? resource.announcedDigest : nil) ?? recorded
     }
 
-    /// Where an expected digest the user did not give came from, for messages: " (the
-    /// server's Repr-Digest)"; empty for `--checksum`.
-    func source(of resource: RemoteResource) -> String {
-        options.checksum != nil ? "" : " (the server's \(resource.announcedDigestField ?? "digest"))"
+    /// Where `checksum`, the expected digest, came from, for messages: " (the server's
+    /// Repr-Digest)"; empty for `--checksum`.
+    func source(of resource: RemoteResource, _ checksum: Checksum) -> String {
+        if options.checksum != nil { return "" }
+        if options.checksAnnouncedDigest, resource.announcedDigest == checksum {
+            return " (the server's \(resource.announcedDigestField ?? "digest"))"
+        }
+        return " (the digest the journal kept from the run that used mirrors)"
     }
 
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
@@ -281,7 +287,7 @@ extension Download {
             }
             throw FastgetError(
                 .protocolViolation,
-                "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: transfer.resource))",
+                "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: transfer.resource, checksum))",
                 hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
         }
     }
@@ -293,16 +299,16 @@ extension Download {
     /// the one `recorded` gives it (its file changed since an earlier run wrote bytes it served)
     /// is left out with a notice naming it. `records` is what the journal keeps from now on.
     func usableMirrors(
-        of resource: RemoteResource, _ requester: Requester, recorded: [Journal.Mirror], tell: (String) -> Void
+        of resource: RemoteResource, _ requester: Requester, expected: Checksum?, recorded: [Journal.Mirror], tell: (String) -> Void
     ) -> (usable: [ProbedMirror], records: [Journal.Mirror]) {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
-        let announced = options.mirrorsFromHeaders && expectedChecksum(resource) != nil ? resource.announcedMirrors.map(\.url) : []
+        let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors.map(\.url) : []
         var candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
         // A file one connection takes whole never reaches a mirror.
         if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
-        if !mirrorURLs.isEmpty && expectedChecksum(resource) == nil {
+        if !mirrorURLs.isEmpty && expected == nil {
             tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
             candidates.removeAll { namesAnotherFile($0, tell: tell) }
         }

@@ -13,7 +13,7 @@ final class Checkpointer: Checkpointing {
     let path: String
     private let output: OutputFile
     private let header: Journal
-    private let mirrors: Locked<[Journal.Mirror]>
+    private let mirrors: Locked<(list: [Journal.Mirror], digest: Checksum?)>
 
     /// - Parameter header: URL, length, validator and mirrors; its segments are replaced at each
     ///   checkpoint.
@@ -21,19 +21,19 @@ final class Checkpointer: Checkpointing {
         self.path = path
         self.output = output
         self.header = header
-        mirrors = Locked(header.mirrors)
+        mirrors = Locked((header.mirrors, header.digest))
     }
 
-    /// The mirrors the next checkpoints record, once they are probed: set before any of their
-    /// bytes can be written.
-    func record(mirrors: [Journal.Mirror]) {
-        self.mirrors.withLock { $0 = mirrors }
+    /// The mirrors the next checkpoints record, once they are probed, and the digest that
+    /// vouches for their bytes: set before any of their bytes can be written.
+    func record(mirrors: [Journal.Mirror], digest: Checksum?) {
+        self.mirrors.withLock { $0 = (mirrors, digest) }
     }
 
     /// The header with the current mirrors and `table`'s segments.
     private func journal(_ table: SegmentTable) -> Journal {
         var journal = header
-        journal.mirrors = mirrors.withLock { $0 }
+        (journal.mirrors, journal.digest) = mirrors.withLock { $0 }
         journal.segments = table.snapshot()
         return journal
     }

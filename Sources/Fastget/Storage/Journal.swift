@@ -15,13 +15,17 @@
 ///                     u32 n, n bytes  final URL after redirects
 ///                     u32 count, then count × (i64 start, i64 end, i64 written)
 ///                     u32 count, then count × mirror (u32 n, n bytes URL as given;
-///                       validator as above) — absent in version 1, which is still read
+///                       validator as above)
+///                     u32 n, n bytes  the digest the file must have, `algorithm=hex`, or
+///                       empty — these two absent in version 1, which is still read
 ///     16+P    4     CRC-32 of bytes [0, 16+P)
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk. The mirrors are the servers
 /// besides `url` that may have served some of those bytes, each with the validator it had: a
-/// resume uses a mirror only while it still has that validator.
+/// resume uses a mirror only while it still has that validator. With mirrors, the digest
+/// that vouched for their bytes is kept too: a resume checks the file against it even when
+/// its own probe (a HEAD, where servers often leave the digest out) does not announce one.
 package struct Journal: Sendable, Equatable {
     /// One segment as recorded.
     package typealias Entry = SegmentRecord
@@ -51,14 +55,19 @@ package struct Journal: Sendable, Equatable {
     package var validator: Validator?
     package var segments: [Entry]
     package var mirrors: [Mirror]
+    package var digest: Checksum?
 
-    package init(url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry], mirrors: [Mirror] = []) {
+    package init(
+        url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry], mirrors: [Mirror] = [],
+        digest: Checksum? = nil
+    ) {
         self.url = url
         self.finalURL = finalURL
         self.length = length
         self.validator = validator
         self.segments = segments
         self.mirrors = mirrors
+        self.digest = digest
     }
 
     /// Bytes the journal says are on disk.
@@ -81,6 +90,7 @@ package struct Journal: Sendable, Equatable {
             payload.appendString(mirror.url)
             payload.appendValidator(mirror.validator)
         }
+        payload.appendString(digest?.description ?? "")
         return Journal.framed(payload)
     }
 
@@ -125,13 +135,19 @@ package struct Journal: Sendable, Equatable {
             segments.append(Entry(start: try reader.read(), end: try reader.read(), written: try reader.read()))
         }
         var mirrors: [Mirror] = []
+        var digest: Checksum?
         if version >= 2 {
             let count: UInt32 = try reader.read()
             guard count <= maximumMirrors else { throw .invalid("\(count) mirrors") }
             for _ in 0..<count { mirrors.append(Mirror(url: try reader.readString(), validator: try reader.readValidator())) }
+            let text = try reader.readString()
+            if !text.isEmpty {
+                do { digest = try Checksum(text) } catch { throw .invalid("digest '\(text)'") }
+            }
         }
         guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
-        let journal = Journal(url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors)
+        let journal = Journal(
+            url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors, digest: digest)
         try journal.checkTiling()
         return journal
     }

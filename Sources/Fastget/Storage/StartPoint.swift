@@ -13,6 +13,8 @@ struct StartPoint {
     let replacesDestination: Bool
     /// The mirrors the resumed journal recorded, each with the validator it had then.
     var recordedMirrors: [Journal.Mirror] = []
+    /// The digest the resumed journal recorded for its mirrors' bytes.
+    var recordedDigest: Checksum?
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -56,7 +58,7 @@ struct StartPoint {
         {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
             var resumed = header
-            resumed.mirrors = journal.mirrors
+            (resumed.mirrors, resumed.digest) = (journal.mirrors, journal.digest)
             let segments =
                 options.segments.map {
                     SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
@@ -66,7 +68,7 @@ struct StartPoint {
                 checkpointer: Checkpointer(path: journalPath, output: output, header: resumed),
                 segmented: true, resumedBytes: journal.bytesWritten,
                 replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
-                recordedMirrors: journal.mirrors)
+                recordedMirrors: journal.mirrors, recordedDigest: journal.digest)
         }
         if finalExists && options.continuePartial && !options.overwrite {
             return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
