@@ -51,4 +51,35 @@ import Testing
         #expect(mirrors.count == AnnouncedMirror.limit)
         #expect(mirrors.first?.url.host == "m0.example")
     }
+
+    @Test func aFieldWithoutClosingBracketsParsesInLinearTime() {
+        // 64 KiB of `<,`: each `<` used to search the rest of the field for `>` (26 s at -O).
+        #expect(LinkField.parse(String(repeating: "<,", count: 32_768)).isEmpty)
+    }
+
+    @Test func anAnchorNamingAnotherResourceIsNotAMirrorOfThisOne() throws {
+        let base = try HTTPURL("https://origin.example/pub/f.iso")
+        let mirrors = AnnouncedMirror.announced(
+            in: [
+                #"<https://m1.example/other.iso>; rel=duplicate; anchor="/pub/other.iso""#,
+                #"<https://m2.example/f.iso>; rel=duplicate; anchor="/pub/f.iso""#,
+            ],
+            base: base)
+        #expect(mirrors.map(\.url.host) == ["m2.example"])
+    }
+
+    @Test func aPublicServerCannotPointAtInternalAddresses() throws {
+        let inside = [
+            "http://127.0.0.1:8080/f", "http://10.1.2.3/f", "http://172.20.0.1/f", "http://192.168.1.1/f",
+            "http://169.254.169.254/latest/meta-data", "http://100.64.0.1/f", "http://0.0.0.0/f", "http://localhost/f",
+            "http://[::1]/f", "http://[fe80::1]/f", "http://[fd00::1]/f", "http://[::ffff:127.0.0.1]/f",
+        ]
+        let fields = inside.map { "<\($0)>; rel=duplicate" } + ["<http://public.example/f>; rel=duplicate"]
+        let mirrors = AnnouncedMirror.announced(in: fields, base: try HTTPURL("http://origin.example/f"))
+        #expect(mirrors.map(\.url.host) == ["public.example"])
+        // A server that is itself internal may name its neighbours.
+        let local = AnnouncedMirror.announced(in: fields, base: try HTTPURL("http://127.0.0.1:9000/f"))
+        #expect(local.count == inside.count + 1)
+        #expect(!AnnouncedMirror.isInternal("172.32.0.1") && !AnnouncedMirror.isInternal("8.8.8.8") && !AnnouncedMirror.isInternal("10.example"))
+    }
 }

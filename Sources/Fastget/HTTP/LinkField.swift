@@ -19,12 +19,15 @@ package enum LinkField {
         var rest = Substring(value)
         while true {
             rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            guard rest.first == "<", let close = rest.firstIndex(of: ">") else {
+            guard rest.first == "<" else {
                 // Not a link: skip to the next comma outside quotes (or the end).
                 guard let next = nextComma(in: rest) else { return links }
                 rest = rest[rest.index(after: next)...]
                 continue
             }
+            // No `>` left means no link can end after this one: stop, rather than search the
+            // rest again from every later `<` (quadratic in a hostile 64 KiB field).
+            guard let close = rest.firstIndex(of: ">") else { return links }
             let target = String(rest[rest.index(after: rest.startIndex)..<close])
             rest = rest[rest.index(after: close)...]
             var parameters: [String: String] = [:]
@@ -33,8 +36,9 @@ package enum LinkField {
                 rest = rest.drop { $0 == " " || $0 == "\t" }
                 guard rest.first == ";" else { break }
                 rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-                let name = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " && $0 != "\t" }.lowercased()
-                rest = rest.dropFirst(name.count).drop { $0 == " " || $0 == "\t" }
+                let written = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " && $0 != "\t" }
+                let name = written.lowercased()
+                rest = rest[written.endIndex...].drop { $0 == " " || $0 == "\t" }
                 var parameterValue = ""
                 if rest.first == "=" {
                     rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
