@@ -321,7 +321,7 @@ extension Download {
             let earlier = recorded.first { $0.url == name }
             switch results[index] {
             case .failure(let error)?:
-                tell("mirror \(name) not used: \(error.message)")
+                tell("mirror \(name) not used: \(HTTPURL.redactingQueries(in: error.message, keeping: name))")
             case .success(let probed)? where probed.length != resource.length:
                 tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
             case .success(let probed)? where !probed.acceptsRanges:

@@ -100,6 +100,9 @@ extension Transfer {
     /// Drops `source` after `failure` when another source is still alive, and says so; false
     /// when it is the last one (then the failure is the download's).
     func drop(_ source: Source, because failure: String) -> Bool {
+        // Named as given: where its redirects led may carry a signed token.
+        let failure = HTTPURL.redactingQueries(
+            in: failure.replacing(url(of: source).withoutCredentials.description, with: source.name), keeping: source.name)
         // The check and the drop as one step: two workers must not drop the last two at once.
         let dropped = droppingSources.withLock { _ -> Bool? in
             guard sources.count > 1, sources.contains(where: { $0 !== source && !$0.isDropped }) else { return nil }
@@ -107,7 +110,7 @@ extension Transfer {
         }
         guard let dropped else { return false }
         guard dropped else { return true }
-        post(.notice("dropped \(url(of: source).withoutCredentials.origin) for this run: \(failure); carrying on with the other servers"))
+        post(.notice("dropped \(source.name) for this run: \(failure); carrying on with the other servers"))
         return true
     }
 

@@ -242,3 +242,24 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
 
 /// Bytes cut from a String's UTF-8 at ASCII delimiters: valid UTF-8 again, so nothing is lost.
 private func string(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+
+extension HTTPURL {
+    /// `text` with the query of every `http`/`https` URL in it but `kept` cut to `?…`: a
+    /// message may name where a redirect led, whose query can carry a signed token (S3's
+    /// `X-Amz-Signature`, a CDN's) that reports and logs must not spread.
+    package static func redactingQueries(in text: String, keeping kept: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let first = [rest.firstRange(of: "http://"), rest.firstRange(of: "https://")].compactMap({ $0?.lowerBound }).min() {
+            result += rest[..<first]
+            let token = rest[first...].prefix { !" \t\n\"'<>()),;".contains($0) }
+            if token != kept, let question = token.firstIndex(of: "?") {
+                result += token[..<question] + "?…"
+            } else {
+                result += token
+            }
+            rest = rest[token.endIndex...]
+        }
+        return result + rest
+    }
+}
