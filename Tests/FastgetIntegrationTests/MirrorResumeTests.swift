@@ -21,6 +21,7 @@ import Testing
             server = try TestServer(TestServer.Configuration(rate: { _ in 2 * 1_048_576 })) { request in
                 var file = TestFile(data)
                 file.etag = current.withLock { $0 }
+                if file.etag == "" { (file.etag, file.lastModified) = (nil, nil) } // no validator at all
                 file.extraFields = fields(request.method)
                 return .file(file)
             }
@@ -112,5 +113,21 @@ import Testing
         #expect(rerun.status == 76, "\(rerun.stderr)")
         #expect(rerun.stderr.contains("(the digest the journal kept from the run that used mirrors)"), "\(rerun.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("r.bin")), "never presented as done")
+    }
+
+    @Test func aMirrorWithoutAValidatorServesNoResumeWithoutADigest() throws {
+        let primary = try Mirror(data, etag: "\"a\"")
+        let mirror = try Mirror(data, etag: "")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", primary.server.url(), mirror.server.url()]
+        let journal = try runAndKill(arguments, in: directory, mirror)
+        #expect(journal.mirrors == [Journal.Mirror(url: mirror.server.url(), validator: nil)])
+        mirror.server.clearRecords()
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        #expect(rerun.stderr.contains("mirror \(mirror.server.url()) not used: it gives no ETag or Last-Modified"), "\(rerun.stderr)")
+        #expect(mirror.rangeRequests.isEmpty)
     }
 }

@@ -326,18 +326,36 @@ extension Download {
                 tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
             case .success(let probed)? where !probed.acceptsRanges:
                 tell("mirror \(name) not used: it does not serve byte ranges")
-            case .success(let probed)? where earlier != nil && earlier?.validator != Validator(probed):
-                let change = "\(earlier?.validator?.description ?? "no validator") → \(Validator(probed)?.description ?? "no validator")"
-                tell("mirror \(name) not used: its file changed since the last run (\(change))")
             case .success(let probed)?:
+                if let reason = unusable(probed, earlier: earlier, recorded: records.count, name: name, expected: expected) {
+                    tell("mirror \(name) not used: \(reason)")
+                    continue
+                }
                 usable.append(ProbedMirror(given: candidate, url: probed.url, validator: Validator(probed)))
-                records.removeAll { $0.url == name }
-                records.append(Journal.Mirror(url: name, validator: Validator(probed)))
+                if earlier == nil { records.append(Journal.Mirror(url: name, validator: Validator(probed))) }
             case nil:
                 break
             }
         }
-        return (usable, Array(records.suffix(Journal.maximumMirrors)))
+        return (usable, records)
+    }
+
+    /// Why a mirror that passed its probe cannot serve this run, by what the journal recorded
+    /// of it (`earlier`): its file changed since it served bytes, or it has no validator to show
+    /// that it did not and no digest will check; or the journal has no room to record it.
+    private func unusable(
+        _ probed: RemoteResource, earlier: Journal.Mirror?, recorded: Int, name: String, expected: Checksum?
+    ) -> String? {
+        let now = Validator(probed)
+        guard let earlier else {
+            if name.utf8.count > Journal.maximumStringBytes { return "its URL is too long to record" }
+            return recorded >= Journal.maximumMirrors ? "the journal already records \(recorded) mirrors" : nil
+        }
+        if earlier.validator != now {
+            return "its file changed since the last run (\(earlier.validator?.description ?? "no validator") → \(now?.description ?? "no validator"))"
+        }
+        if now == nil && expected == nil { return "it gives no ETag or Last-Modified, so a change since the last run could not be seen" }
+        return nil
     }
 
     /// Whether `mirror` names another file than the download's URL (`fastget a.img b.img`,
