@@ -74,7 +74,7 @@ enum Batch {
             if invocation.json { JSONEvents.write(event, url: url) }
             switch event {
             case .completed(let report):
-                if invocation.json { JSONEvents.done(report, checksum: invocation.checkedDigest(report), url: url) }
+                if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest, url: url) }
                 guard !invocation.quiet && !invocation.json else { return }
                 Console.write(Summary.line(report, saved: "saved \(report.path)", details: false))
             case .failed(let error):

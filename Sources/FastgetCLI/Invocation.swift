@@ -16,9 +16,6 @@ struct Invocation {
     var showHelp = false
     /// The digest a finished download was checked against: `--checksum`, else the one the
     /// server announced.
-    func checkedDigest(_ report: DownloadReport) -> Checksum? {
-        options.checksum ?? (options.checksAnnouncedDigest ? report.resource.announcedDigest : nil)
-    }
 
     /// `--no-mirrors-from-headers`.
     var ignoresAnnouncedMirrors: Bool {

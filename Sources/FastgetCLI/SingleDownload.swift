@@ -50,7 +50,7 @@ enum SingleDownload {
 
     /// The lines after a download completed: JSON's done, the summary, `-v`'s totals.
     private static func finish(_ report: DownloadReport, _ invocation: Invocation, human: Bool) {
-        if invocation.json { JSONEvents.done(report, checksum: invocation.checkedDigest(report)) }
+        if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest) }
         // segments == 0: nothing was fetched; the notice already said the file is complete.
         if human && report.workers > 0 {
             let saved =

@@ -83,4 +83,27 @@ import Testing
         #expect(server.requests.allSatisfy { $0.target != "/m/d.bin" })
         #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
     }
+
+    /// `-c` on a file of the server's length but other bytes is not "already complete" when a
+    /// digest says otherwise, and `done` names a digest only when one was checked.
+    @Test func aCompleteLengthIsCheckedAgainstTheDigest() throws {
+        var other = data
+        other[1000] ^= 0xFF
+        let field = "Repr-Digest: sha-256=:\(base64SHA256(data)):"
+        var file = TestFile(data)
+        file.extraFields = [field]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data(other).write(to: URL(fileURLWithPath: directory.file("c.bin")))
+        let wrong = try runProcess(try fastgetExecutable(), ["-c", "-o", "c.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(wrong.status == 76, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("c.bin has the server's length, but its sha-256 is"), "\(wrong.stderr)")
+        try Data(data).write(to: URL(fileURLWithPath: directory.file("c.bin")))
+        let right = try runProcess(try fastgetExecutable(), ["--json", "-c", "-o", "c.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(right.status == 0 && right.stdout.contains("\"sha256\":\"\(SHA256.hex(data))\""), "\(right.stdout)")
+        let unchecked = try runProcess(
+            try fastgetExecutable(), ["--json", "--no-server-digest", "--overwrite", "-o", "c.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(unchecked.status == 0 && !unchecked.stdout.contains("sha256"), "nothing was checked: \(unchecked.stdout)")
+    }
 }

@@ -81,6 +81,7 @@ extension Download {
             path: path, bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
             resumedBytes: 0, resource: resource)
         streamed.streamed = true
+        streamed.verifiedDigest = expectedChecksum(resource) // checked above
         return streamed
     }
 }

@@ -46,10 +46,7 @@ extension Download {
                     destination: destination, url: url, resource: resource,
                     options: options, singleStream: singleStream, notice: tell)
             else {
-                let length = resource.length ?? 0
-                return report(
-                    path: destination, bytes: length, started: started, workers: 0, requester: requester,
-                    resumedBytes: length, resource: resource)
+                return try alreadyComplete(destination, resource, started: started, requester: requester)
             }
             let mirrors = mirrors(for: start, resource, requester, tell: tell)
             let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
@@ -67,10 +64,12 @@ extension Download {
                 continue
             }
             let length = try finish(start, transfer: transfer, buffers: coordinator.buffers, tell: tell)
-            return report(
+            var done = report(
                 path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
                 resource: resource)
+            done.verifiedDigest = expectedChecksum(resource, recorded: start.recordedDigest) // finish checked it
+            return done
         }
     }
 
@@ -96,6 +95,29 @@ extension Download {
         }
         start.checkpointer?.remove()
         try? FileSystem.remove(start.output.partPath)
+    }
+
+    /// The report for a file already complete at `destination` (`-c` on a file of the server's
+    /// length, or a run that stopped after its rename): with a digest to meet, the file is
+    /// checked first, so that a file of the right length and other bytes is not called done.
+    private func alreadyComplete(
+        _ destination: String, _ resource: RemoteResource, started: Double, requester: Requester
+    ) throws(FastgetError) -> DownloadReport {
+        let length = resource.length ?? 0
+        var done = report(
+            path: destination, bytes: length, started: started, workers: 0, requester: requester, resumedBytes: length,
+            resource: resource)
+        if let checksum = expectedChecksum(resource) {
+            let actual = try OutputFile.digest(checksum.algorithm, ofFile: destination)
+            guard actual == checksum.hex else {
+                throw FastgetError(
+                    .protocolViolation,
+                    "\(destination) has the server's length, but its \(checksum.algorithm.rawValue) is \(actual), not \(checksum.hex)\(source(of: resource, checksum))",
+                    hint: "use --overwrite to download it again")
+            }
+            done.verifiedDigest = checksum
+        }
+        return done
     }
 
     /// The mirrors a segmented `start` fetches from, recorded in its journal before any of

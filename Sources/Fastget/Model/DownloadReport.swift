@@ -37,6 +37,9 @@ public struct DownloadReport: Sendable {
     /// Whether the file went out as a stream, in order (`-o -`, or a `path` that is a device
     /// or a FIFO), not saved as a file.
     public var streamed = false
+    /// The digest the file was checked against and matched (`--checksum`, the server's, or the
+    /// one a resumed journal kept); nil when none was checked.
+    public var verifiedDigest: Checksum?
 }
 
 /// One server of a download with mirrors: what came from it, and why it was dropped if it was.

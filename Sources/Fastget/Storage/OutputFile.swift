@@ -93,6 +93,28 @@ final class OutputFile: WriteTarget, Sendable {
 
     /// The digest of the first `length` bytes, read back from the file in `buffer`-sized pieces.
     func digest(_ algorithm: Checksum.Algorithm, length: Int64, buffer: UnsafeMutableRawBufferPointer) throws(FastgetError) -> String {
+        try OutputFile.digest(algorithm, of: handle, at: partPath, length: length, buffer: buffer)
+    }
+
+    /// The digest of the whole file at `path` (one already complete).
+    static func digest(_ algorithm: Checksum.Algorithm, ofFile path: String) throws(FastgetError) -> String {
+        let file: FileDescriptor
+        let length: Int64
+        do {
+            file = try FileDescriptor.openReadOnly(path)
+            length = try file.size()
+        } catch {
+            throw FastgetError.local(error, path: path)
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 17, alignment: 16)
+        defer { buffer.deallocate() }
+        return try digest(algorithm, of: file, at: path, length: length, buffer: buffer)
+    }
+
+    private static func digest(
+        _ algorithm: Checksum.Algorithm, of handle: FileDescriptor, at partPath: String, length: Int64,
+        buffer: UnsafeMutableRawBufferPointer
+    ) throws(FastgetError) -> String {
         guard let digest = Digest(algorithm.digest) else {
             throw FastgetError(.localIO, "libcrypto cannot compute \(algorithm.rawValue)")
         }
