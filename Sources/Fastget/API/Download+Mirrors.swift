@@ -1,0 +1,122 @@
+/// Mirrors: which of the given and announced ones serve this run, probed all at once, and what
+/// the journal keeps of them.
+extension Download {
+    /// The mirrors a segmented `start` fetches from, recorded in its journal before any of
+    /// their bytes can be written.
+    func mirrors(
+        for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
+    ) -> [ProbedMirror] {
+        guard start.segmented else {
+            if !mirrorURLs.isEmpty {
+                tell("mirrors not used: \(url.withoutCredentials) does not serve byte ranges, so the file comes from it in one stream")
+            }
+            return []
+        }
+        let expected = expectedChecksum(resource, recorded: start.recordedDigest)
+        let chosen = usableMirrors(of: resource, requester, expected: expected, recorded: start.recordedMirrors, tell: tell)
+        start.checkpointer?.record(mirrors: chosen.records, digest: chosen.records.isEmpty ? nil : expected)
+        return chosen.usable
+    }
+
+    /// The mirrors to fetch ranges from besides `resource`: `options.mirrors`, then those the
+    /// server announced (unless `mirrorsFromHeaders` is off), each probed once, all at once (the
+    /// slowest probe bounds the wait, not their sum; a stop ends them). A mirror whose probe
+    /// fails, that has another length, that does not serve byte ranges or whose validator is not
+    /// the one `recorded` gives it (its file changed since an earlier run wrote bytes it served)
+    /// is left out with a notice naming it. `records` is what the journal keeps from now on.
+    func usableMirrors(
+        of resource: RemoteResource, _ requester: Requester, expected: Checksum?, recorded: [Journal.Mirror], tell: (String) -> Void
+    ) -> (usable: [ProbedMirror], records: [Journal.Mirror]) {
+        var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
+        // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
+        // one, a lagging mirror of a file of the same size would pass on its length alone).
+        let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors.map(\.url) : []
+        var candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
+        // A file one connection takes whole never reaches a mirror.
+        if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
+        if !mirrorURLs.isEmpty && expected == nil {
+            tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
+            candidates.removeAll { namesAnotherFile($0, tell: tell) }
+        }
+        guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return ([], recorded) }
+        let results = probeAll(candidates, requester)
+        var usable: [ProbedMirror] = []
+        var records = recorded
+        for (index, candidate) in candidates.enumerated() {
+            let name = candidate.withoutCredentials.description
+            let earlier = recorded.first { $0.url == name }
+            switch results[index] {
+            case .failure(let error)?:
+                tell("mirror \(name) not used: \(HTTPURL.redactingQueries(in: error.message, keeping: name))")
+            case .success(let probed)? where probed.length != resource.length:
+                tell("mirror \(name) not used: it has \(probed.length.map { "\($0) bytes" } ?? "no length"), not \(resource.length ?? 0)")
+            case .success(let probed)? where !probed.acceptsRanges:
+                tell("mirror \(name) not used: it does not serve byte ranges")
+            case .success(let probed)?:
+                if let reason = unusable(probed, earlier: earlier, recorded: records.count, name: name, expected: expected) {
+                    tell("mirror \(name) not used: \(reason)")
+                    continue
+                }
+                usable.append(ProbedMirror(given: candidate, url: probed.url, validator: Validator(probed)))
+                if earlier == nil { records.append(Journal.Mirror(url: name, validator: Validator(probed))) }
+            case nil:
+                break
+            }
+        }
+        return (usable, records)
+    }
+
+    /// Why a mirror that passed its probe cannot serve this run, by what the journal recorded
+    /// of it (`earlier`): its file changed since it served bytes, or it has no validator to show
+    /// that it did not and no digest will check; or the journal has no room to record it.
+    private func unusable(
+        _ probed: RemoteResource, earlier: Journal.Mirror?, recorded: Int, name: String, expected: Checksum?
+    ) -> String? {
+        let now = Validator(probed)
+        guard let earlier else {
+            if name.utf8.count > Journal.maximumStringBytes { return "its URL is too long to record" }
+            return recorded >= Journal.maximumMirrors ? "the journal already records \(recorded) mirrors" : nil
+        }
+        if earlier.validator != now {
+            return "its file changed since the last run (\(earlier.validator?.description ?? "no validator") → \(now?.description ?? "no validator"))"
+        }
+        if now == nil && expected == nil { return "it gives no ETag or Last-Modified, so a change since the last run could not be seen" }
+        return nil
+    }
+
+    /// Whether `mirror` names another file than the download's URL (`fastget a.img b.img`,
+    /// typed as wget takes it, means two files): without a digest its length alone would
+    /// vouch for it, so it is left out, with a notice.
+    private func namesAnotherFile(_ mirror: HTTPURL, tell: (String) -> Void) -> Bool {
+        let (own, its) = (FileName.derived(from: url), FileName.derived(from: mirror))
+        guard own != its else { return false }
+        tell(
+            "mirror \(mirror.withoutCredentials) not used: it names another file (\(its), not \(own)) and no digest can show they are the same; to download several files, list them with -i"
+        )
+        return true
+    }
+
+    /// Probes every candidate at once, each on its own thread and its own stop slot; the
+    /// results by index.
+    private func probeAll(_ candidates: [HTTPURL], _ requester: Requester) -> [Int: Result<RemoteResource, FastgetError>] {
+        let probing = control.withLock { $0.probing }
+        let outcomes = Locked<[Int: Result<RemoteResource, FastgetError>]>([:])
+        var threads: [PosixThread] = []
+        for (index, candidate) in candidates.enumerated() {
+            let probe: @Sendable () -> Void = {
+                let outcome: Result<RemoteResource, FastgetError>
+                do {
+                    // Each probe registers its connection under its own slot, so a stop reaches all.
+                    outcome = .success(try Prober(requester: requester, track: { probing?.track(index + 1, $0) }).probe(candidate))
+                } catch {
+                    outcome = .failure(FastgetError.from(error, url: candidate))
+                }
+                outcomes.withLock { $0[index] = outcome }
+            }
+            if let thread = try? PosixThread(probe) { threads.append(thread) } else { probe() }
+        }
+        threads.forEach { $0.join() }
+        requester.events.take().forEach(hub.publish)
+        return outcomes.withLock { $0 }
+    }
+}
