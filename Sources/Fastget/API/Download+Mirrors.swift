@@ -96,27 +96,50 @@ extension Download {
         return true
     }
 
-    /// Probes every candidate at once, each on its own thread and its own stop slot; the
-    /// results by index.
+    /// How long the mirrors' probes may hold the start (or `connectTimeout`, if shorter): a
+    /// mirror that has not answered by then is left out.
+    static let mirrorProbeDeadline = 5.0
+
+    /// Probes every candidate at once, each on its own thread and its own stop slot, for at
+    /// most `mirrorProbeDeadline` seconds (the connections of those still probing are then shut
+    /// down); the results by index.
     private func probeAll(_ candidates: [HTTPURL], _ requester: Requester) -> [Int: Result<RemoteResource, FastgetError>] {
         let probing = control.withLock { $0.probing }
+        let phase = ConnectionRegistry()
         let outcomes = Locked<[Int: Result<RemoteResource, FastgetError>]>([:])
+        let finished = WakeSignal()
         var threads: [PosixThread] = []
         for (index, candidate) in candidates.enumerated() {
             let probe: @Sendable () -> Void = {
                 let outcome: Result<RemoteResource, FastgetError>
                 do {
                     // Each probe registers its connection under its own slot, so a stop reaches all.
-                    outcome = .success(try Prober(requester: requester, track: { probing?.track(index + 1, $0) }).probe(candidate))
+                    let track: ((any Interruptible)?) -> Void = {
+                        probing?.track(index + 1, $0)
+                        phase.track(index, $0)
+                    }
+                    outcome = .success(try Prober(requester: requester, track: track).probe(candidate))
                 } catch {
                     outcome = .failure(FastgetError.from(error, url: candidate))
                 }
                 outcomes.withLock { $0[index] = outcome }
+                finished.signal()
             }
             if let thread = try? PosixThread(probe) { threads.append(thread) } else { probe() }
         }
+        let limit = min(options.connectTimeout, Download.mirrorProbeDeadline)
+        let deadline = MonotonicClock.seconds() + limit
+        while outcomes.withLock({ $0.count }) < candidates.count, MonotonicClock.seconds() < deadline {
+            finished.wait(seconds: deadline - MonotonicClock.seconds())
+        }
+        let late = Set(candidates.indices).subtracting(outcomes.withLock { $0.keys })
+        phase.stop()
         threads.forEach { $0.join() }
         requester.events.take().forEach(hub.publish)
-        return outcomes.withLock { $0 }
+        var results = outcomes.withLock { $0 }
+        for index in late {
+            results[index] = .failure(FastgetError(.temporary, "no answer within \(limit) s"))
+        }
+        return results
     }
 }

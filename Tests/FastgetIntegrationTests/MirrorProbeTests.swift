@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// A mirror is named as given: where its redirects led can carry a signed token, which must not
-/// reach notices, the summary or JSON.
-@Suite struct MirrorRedactionTests {
+/// reach notices, the summary or JSON. A mirror that does not answer its probe does not hold
+/// the start for long.
+@Suite struct MirrorProbeTests {
     @Test func aDroppedMirrorsSignedRedirectTargetIsNotReported() throws {
         let data = testBytes(count: 4 << 20, seed: 101)
         var file = TestFile(data)
@@ -42,5 +43,29 @@ import Testing
         #expect(
             HTTPURL.redactingQueries(in: text, keeping: "http://m.example/f?token=x")
                 == "HTTP 503 (https://cdn.example/f?…), from http://m.example/f?token=x and http://m.example/g")
+    }
+
+    @Test func aMirrorThatNeverAnswersItsProbeIsLeftOutAtTheDeadline() throws {
+        let data = testBytes(count: 4 << 20, seed: 102)
+        let primary = try TestServer(file: TestFile(data))
+        let silent = try TestServer { _ in .hang }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = 4
+        options.connectTimeout = 0.5 // the mirrors' probes get at most this long
+        options.timeout = 60
+        options.mirrors = [silent.url()]
+        options.output = directory.file("h.bin")
+        let download = try Download(url: primary.url(), options: options)
+        let notices = Locked<[String]>([])
+        download.onEvent { event in
+            if case .notice(let text) = event { notices.withLock { $0.append(text) } }
+        }
+        let report = try download.run()
+        #expect(SHA256.hex(ofFile: directory.file("h.bin")) == SHA256.hex(data))
+        #expect(notices.withLock { $0 }.contains("mirror \(silent.url()) not used: no answer within 0.5 s"), "\(notices.withLock { $0 })")
+        #expect(report.seconds < 30, "it did not wait for the 60 s read timeout: \(report.seconds) s")
+        silent.stop()
     }
 }
