@@ -104,9 +104,11 @@ extension Transfer {
         let failure = HTTPURL.redactingQueries(
             in: failure.replacing(url(of: source).withoutCredentials.description, with: source.name), keeping: source.name)
         // The check and the drop as one step: two workers must not drop the last two at once.
-        let dropped = droppingSources.withLock { _ -> Bool? in
+        let dropped = droppingSources.withLock { drops -> Bool? in
             guard sources.count > 1, sources.contains(where: { $0 !== source && !$0.isDropped }) else { return nil }
-            return source.drop(failure)
+            guard source.drop(failure) else { return false }
+            drops += 1
+            return true
         }
         guard let dropped else { return false }
         guard dropped else { return true }
