@@ -190,7 +190,13 @@ struct TLSTests {
                 $0.caFile = directory.file("no-such-ca.pem")
             }
             guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-            #expect(error.exitCode == 66 && error.message.contains("cannot load CA file"))
+            #expect(
+                error.exitCode == 66 && error.message.hasSuffix("cannot read CA file \(directory.file("no-such-ca.pem")): No such file or directory"),
+                "\(error.message)")
+            try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: directory.file("junk.pem")))
+            let junk = run(nginx.url("/file.bin", host: "localhost", scheme: "https"), into: directory) { $0.caFile = directory.file("junk.pem") }
+            guard case .failure(let other) = junk else { Issue.record("expected a failure"); return }
+            #expect(other.message.hasSuffix("CA file \(directory.file("junk.pem")) holds no certificate in PEM form"), "\(other.message)")
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import Glibc
 
 /// Client TLS settings shared by every connection of a download: protocol floor, trust store,
 /// verification mode. Wraps an `SSL_CTX`.
@@ -41,9 +42,14 @@ package final class TLSContext: @unchecked Sendable {
         SSL_CTX_set_verify(context, verifyPeer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
         guard verifyPeer else { return }
         if let caFile {
+            // Told plainly: OpenSSL's queue would say "No such file or directory; no such file;
+            // system lib" for a file that is not there.
+            if access(caFile, R_OK) != 0 {
+                throw TLSError(kind: .configuration, reason: "cannot read CA file \(caFile): \(SystemError.describe(errno))")
+            }
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                let detail = TLSError.queueText()
-                throw TLSError(kind: .configuration, reason: "cannot load CA file \(caFile)\(detail.isEmpty ? "" : ": \(detail)")")
+                _ = TLSError.queueText()
+                throw TLSError(kind: .configuration, reason: "CA file \(caFile) holds no certificate in PEM form")
             }
             return
         }
