@@ -16,6 +16,12 @@ enum HelpText {
         Options:
         \(CommandLineOption.all.map(\.helpLine).joined(separator: "\n"))
 
+        Progress map (a terminal shows one cell per segment, or per group of them):
+          #  done                    =  receiving         .  waiting for a connection
+          <  receiving, its tail taken over by an idle connection
+          ^  hedged: an idle connection races for its tail
+          !  stalled: nothing arrived for a while
+
         Exit codes:
         \(exitCodes.map { "  " + pad($0.0) + $0.1 }.joined(separator: "\n"))
 

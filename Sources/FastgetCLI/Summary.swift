@@ -4,15 +4,19 @@ import Fastget
 /// One for a single download and for each download of `-i`.
 enum Summary {
     /// `fastget: saved NAME (5.00 MiB in 1.20 s, 4.17 MiB/s)`, where `saved` is "saved NAME"
-    /// or "wrote standard output"; `details` adds the segments, and steals, retries and resumed
-    /// bytes when there were any.
+    /// or "wrote standard output". The speed is that of the bytes fetched in this run (a resumed
+    /// download says how many that was); `details` adds the connections, and steals, retries and
+    /// resumed bytes when there were any.
     static func line(_ report: DownloadReport, saved: String, details: Bool) -> String {
-        let speed = report.seconds > 0 ? Double(report.bytes) / report.seconds : 0
-        var text = "fastget: \(saved) (\(Format.bytes(Double(report.bytes))) in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s"
+        let fetched = max(0, report.bytes - report.resumedBytes)
+        let speed = report.seconds > 0 ? Double(fetched) / report.seconds : 0
+        var text = "fastget: \(saved) (\(Format.bytes(Double(report.bytes)))"
+        if report.resumedBytes > 0 { text += "; \(Format.bytes(Double(fetched))) fetched" }
+        text += " in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s"
         if details {
-            text += report.workers == 1 ? ", 1 segment" : ", \(report.workers) segments"
-            if report.steals > 0 { text += ", \(report.steals) steals" }
-            if report.retries > 0 { text += ", \(report.retries) retries" }
+            text += ", " + counted(report.workers, "connection")
+            if report.steals > 0 { text += ", " + counted(report.steals, "steal") }
+            if report.retries > 0 { text += ", " + counted(report.retries, "retry", plural: "retries") }
             if report.resumedBytes > 0 { text += ", \(Format.bytes(Double(report.resumedBytes))) resumed" }
         }
         text += ")\n"
@@ -24,5 +28,10 @@ enum Summary {
             }
         }
         return text
+    }
+
+    /// "1 steal", "2 steals".
+    static func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) " + (count == 1 ? noun : plural ?? noun + "s")
     }
 }

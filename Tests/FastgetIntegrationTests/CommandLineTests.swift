@@ -19,7 +19,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("my file.bin")) == SHA256.hex(data))
         #expect(result.stderr.hasPrefix("fastget: saved my file.bin ("))
-        #expect(result.stderr.contains("2 segments"))
+        #expect(result.stderr.contains("2 connections"))
         #expect(result.stdout.isEmpty)
         let quiet = try fastget(["-q", "-o", "q.bin", server.url()], in: directory)
         #expect(quiet.status == 0 && quiet.stderr.isEmpty)
@@ -122,6 +122,9 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         // One line per option: every line of the options section names one.
         let options = result.stdout.components(separatedBy: "Options:\n")[1].components(separatedBy: "\n\n")[0]
         #expect(options.split(separator: "\n").allSatisfy { $0.drop { $0 == " " }.hasPrefix("-") && $0.count <= 100 }, "\(options)")
+        // The map's symbols are explained where a user looks.
+        let legend = result.stdout.components(separatedBy: "Progress map")[1].components(separatedBy: "\n\n")[0]
+        #expect(["#  done", "=  receiving", ".  waiting", "<  receiving", "^  hedged", "!  stalled"].allSatisfy(legend.contains), "\(legend)")
     }
 
     @Test func versionNamesFastgetAndOpenSSL() throws {

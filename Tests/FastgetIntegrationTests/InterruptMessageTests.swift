@@ -39,6 +39,12 @@ import Testing
         let line = try #require(stderr.split(separator: "\n").last.map(String.init), "\(stderr)")
         #expect(line.hasPrefix("fastget: paused: ") && line.contains(" of 8.00 MiB kept; run the same command again to resume"), "\(stderr)")
         #expect(!stderr.contains("error"), "\(stderr)")
+        // The rerun's summary: the speed of what this run fetched, the resumed bytes apart.
+        let rerun = try runProcess(try fastgetExecutable(), ["-n", "2", "-o", "p.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        let summary = try #require(rerun.stderr.split(separator: "\n").last.map(String.init), "\(rerun.stderr)")
+        #expect(summary.hasPrefix("fastget: saved p.bin (8.00 MiB; ") && summary.contains(" fetched in "), "\(summary)")
+        #expect(summary.contains(", 2 connections") && summary.hasSuffix(" resumed)"), "\(summary)")
     }
 
     @Test func aStreamThatCannotResumeSaysSoAndLeavesNothing() throws {
