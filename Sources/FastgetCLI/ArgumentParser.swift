@@ -20,26 +20,61 @@ enum ArgumentParser {
                 positional.append(argument)
                 continue
             }
-            let (name, attached) = split(argument)
-            guard let option = options.first(where: { $0.matches(name) }) else {
-                throw UsageError(message: "unknown option '\(argument)'")
+            // Short flags may be combined (`-qk`, `-qn8`): each takes its turn, and the first
+            // that takes a value takes the rest (or the next argument).
+            var pending = [argument]
+            while let current = pending.popLast() {
+                let (name, attached) = split(current, options)
+                guard let option = options.first(where: { $0.matches(name) }) else {
+                    throw UsageError(message: unknown(name, in: argument, options))
+                }
+                var value = attached
+                if !option.takesValue, let rest = attached, !current.hasPrefix("--") {
+                    (value, pending) = (nil, ["-" + rest]) // the next flag of a combination
+                }
+                if value == nil && option.takesValue && index < arguments.count {
+                    value = arguments[index]
+                    index += 1
+                }
+                try option.apply(value, name: name, to: &invocation)
             }
-            var value = attached
-            if value == nil && option.takesValue && index < arguments.count {
-                value = arguments[index]
-                index += 1
-            }
-            try option.apply(value, name: name, to: &invocation)
         }
         return try finish(invocation, positional: positional)
     }
 
-    /// `--name=value` and `-nvalue` as the option's name and its attached value.
-    private static func split(_ argument: String) -> (name: String, value: String?) {
+    /// "unknown option '--retyr'; did you mean --retry?": the nearest name within two edits.
+    private static func unknown(_ name: String, in argument: String, _ options: [CommandLineOption]) -> String {
+        var text = "unknown option '\(name)'" + (name == argument ? "" : " (in '\(argument)')")
+        guard name.hasPrefix("--") else { return text }
+        let names = options.flatMap { ["--" + $0.long] + $0.aliases.filter { $0.hasPrefix("--") } }
+        let scored = names.map { (name: $0, distance: editDistance(name, $0)) }.filter { $0.distance <= 2 }
+        if let best = scored.min(by: { $0.distance < $1.distance }) { text += "; did you mean \(best.name)?" }
+        return text
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let (a, b) = (Array(a), Array(b))
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+
+    /// `--name=value` and `-nvalue` as the option's name and its attached value (an alias such
+    /// as `-nc` is a name of its own).
+    private static func split(_ argument: String, _ options: [CommandLineOption]) -> (name: String, value: String?) {
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
             return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
         }
-        if !argument.hasPrefix("--"), argument.count > 2 {
+        if !argument.hasPrefix("--"), argument.count > 2, !options.contains(where: { $0.matches(argument) }) {
             // "-n8": a short option with its value attached.
             return (String(argument.prefix(2)), String(argument.dropFirst(2)))
         }

@@ -28,6 +28,7 @@ enum Batch {
             return error.exitCode
         }
         SignalWatcher.watch { queue.pauseAll() }
+        SignalWatcher.arm(after: invocation.maximumTime)
 
         var firstFailure: Int32?
         var added: [Download] = []
@@ -58,6 +59,10 @@ enum Batch {
             }
         }
         if paused {
+            if SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent) {
+                Console.write("fastget: stopped after --max-time \(Format.duration(invocation.maximumTime)); run the same command again to resume\n")
+                return FastgetError.Code.temporary.exitCode
+            }
             Console.write("fastget: interrupted; run the same command again to resume\n")
             return FastgetError.Code.cancelled.exitCode
         }

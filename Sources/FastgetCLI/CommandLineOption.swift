@@ -30,7 +30,8 @@ struct CommandLineOption {
     /// comes the note in parentheses.
     let help: String
     let note: String?
-    /// Other long names it answers to (an earlier name, another tool's), not listed in `--help`.
+    /// Other names it answers to, spelled in full (`--retry`, `-t`, `-nc`): an earlier name or
+    /// another tool's for the same thing. Not listed in `--help` (the man page lists them).
     let aliases: [String]
 
     init(
@@ -47,33 +48,42 @@ struct CommandLineOption {
     }
 
     /// A flag: no value.
-    init(_ short: Character?, _ long: String, _ kind: Kind, _ help: String, note: String? = nil) {
-        self.init(short, long, "", kind, help, note: note)
+    init(_ short: Character?, _ long: String, _ kind: Kind, _ help: String, note: String? = nil, aliases: [String] = []) {
+        self.init(short, long, "", kind, help, note: note, aliases: aliases)
     }
 
     /// Every option, in the order of `--help`.
-    static var all: [CommandLineOption] {
-        let defaults = DownloadOptions()
-        return [
+    static var all: [CommandLineOption] { downloading + connecting + reporting }
+
+    /// What to fetch and where it goes.
+    private static var downloading: [CommandLineOption] {
+        [
             .init(
                 "n", "segments", "N", .text(OptionValue.segments),
-                "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each"),
+                "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each", aliases: ["--split"]),
             .init(
                 nil, "max-per-host", "N", .count(Session.connectionRange, \.maximumConnections),
                 "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)",
-                aliases: ["max-connections"]),
+                aliases: ["--max-connections", "--max-connection-per-server"]),
             .init(
                 "i", "input-file", "FILE", .text(OptionValue.inputFile),
                 "download every URL in FILE, one per line", note: "- reads standard input"),
             .init("j", "jobs", "K", .count(1...64, \.jobs), "with -i: K downloads at once", note: "default \(Invocation().jobs)"),
             .init("o", "output", "FILE", .text(OptionValue.output), "save as FILE; - writes the file to standard output, in order"),
-            .init("d", "directory", "DIR", .text(OptionValue.directory), "save in DIR", note: "default: the current directory"),
+            .init(
+                "d", "directory", "DIR", .text(OptionValue.directory), "save in DIR, created if missing",
+                note: "default: the current directory", aliases: ["-P", "--directory-prefix"]),
             .init(
                 nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
                 note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)"),
             .init(
                 "c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
                 note: "e.g. by curl or wget"),
+            .init("C", "continue-at", "-", .text(OptionValue.continueAt), "the same as -c (curl's -C -)"),
+            .init(
+                nil, "no-clobber", .flag(\.options.noClobber), "leave an existing file of the server's length, and exit 0",
+                aliases: ["-nc"]),
+            .init(nil, "create-dirs", .flag(\.options.createsDirectories), "create the directories -o names when missing"),
             .init("H", "header", "'N: V'", .text(OptionValue.header), "send this header field with every request", note: "repeatable"),
             .init(
                 "A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
@@ -89,12 +99,24 @@ struct CommandLineOption {
             .init(
                 nil, "no-mirrors-from-headers", .flag(\.ignoresAnnouncedMirrors),
                 "ignore the mirrors the server names (Link: rel=duplicate)"),
+        ]
+    }
+
+    /// How to reach the server.
+    private static var connecting: [CommandLineOption] {
+        let defaults = DownloadOptions()
+        return [
             .init(
                 nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
-                "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy"),
+                "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy", aliases: ["-x"]),
             .init(
                 nil, "noproxy", "LIST", .text { invocation, text, _ in invocation.options.noProxy = text },
                 "hosts reached directly: names, .domains, addresses, *", note: "default: no_proxy"),
+            .init(
+                nil, "resolve", "H:P:ADDR", .text(OptionValue.resolve), "connect to ADDR for host H, port P",
+                note: "repeatable; TLS still checks H"),
+            .init("4", "ipv4", .flag(\.ipv4Only), "connect over IPv4 only"),
+            .init("6", "ipv6", .flag(\.ipv6Only), "connect over IPv6 only"),
             .init(
                 nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
                 "trust the CA certificates in FILE (PEM) instead of the system store"),
@@ -107,13 +129,25 @@ struct CommandLineOption {
                 note: "default \(whole(defaults.timeout))"),
             .init(
                 nil, "retries", "N", .count(0...Int.max, \.options.retries),
-                "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)"),
+                "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)",
+                aliases: ["--retry", "--tries", "-t"]),
+            .init(
+                nil, "max-time", "S", .seconds(\.maximumTime), "stop after S seconds in all, keeping what is in",
+                note: "exit 75; rerun to resume"),
             .init(
                 nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
                 note: "default \(whole(defaults.checkpointInterval))"),
-            .init("q", "quiet", .flag(\.quiet), "print nothing but errors"),
+        ]
+    }
+
+    /// What is printed.
+    private static var reporting: [CommandLineOption] {
+        [
+            .init("q", "quiet", .flag(\.quiet), "print nothing but errors", aliases: ["-s", "--silent"]),
             .init("v", "verbose", .flag(\.verbose), "log requests, retries, steals, hedges, checkpoints and TLS handshakes"),
             .init(nil, "json", .flag(\.json), "events as JSON lines on stdout instead of the progress display"),
+            .init("L", "location", .flag(\.acceptedHabit), "follow redirects (always on: accepted for curl's habit)"),
+            .init("O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default: accepted for curl's habit)"),
             .init("h", "help", .flag(\.showHelp), "print this help"),
             .init("V", "version", .flag(\.showVersion), "print the versions of fastget and OpenSSL"),
         ]
@@ -121,7 +155,7 @@ struct CommandLineOption {
 
     /// Whether `name` (`-n` or `--segments`) is this option.
     func matches(_ name: String) -> Bool {
-        name == "--" + long || aliases.contains { name == "--" + $0 } || short.map { name == "-" + String($0) } ?? false
+        name == "--" + long || aliases.contains(name) || short.map { name == "-" + String($0) } ?? false
     }
 
     var takesValue: Bool {

@@ -10,9 +10,10 @@ package enum CommandLineTool {
         signal(SIGPIPE, SIG_IGN)
         SignalWatcher.blockSignals()
 
-        let invocation: Invocation
+        var invocation: Invocation
         do {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
+            if !invocation.showHelp && !invocation.showVersion { try Password.ask(&invocation) }
         } catch {
             Console.error(error.message, hint: "see fastget --help")
             exit(FastgetError.Code.usage.exitCode)

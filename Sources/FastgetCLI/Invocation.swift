@@ -14,13 +14,25 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
-    /// The digest a finished download was checked against: `--checksum`, else the one the
-    /// server announced.
+    /// `--max-time`: seconds the whole run may take; then it stops as Ctrl-C does (exit 75).
+    var maximumTime = Double.infinity
+    /// Set by options accepted for another tool's habit that change nothing here (`-L`, `-O`).
+    var acceptedHabit = false
 
     /// `--no-mirrors-from-headers`.
     var ignoresAnnouncedMirrors: Bool {
         get { !options.mirrorsFromHeaders }
         set { options.mirrorsFromHeaders = !newValue }
+    }
+
+    /// `-4`, `-6`: the last one given wins.
+    var ipv4Only: Bool {
+        get { options.addressFamily == .ipv4 }
+        set { options.addressFamily = newValue ? .ipv4 : nil }
+    }
+    var ipv6Only: Bool {
+        get { options.addressFamily == .ipv6 }
+        set { options.addressFamily = newValue ? .ipv6 : nil }
     }
 
     /// `--no-server-digest`.

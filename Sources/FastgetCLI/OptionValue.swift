@@ -81,6 +81,7 @@ enum OptionValue {
     static func directory(_ invocation: inout Invocation, _ path: String, _ name: String) throws(UsageError) {
         guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a directory") }
         invocation.options.directory = path
+        invocation.options.createsDirectories = true
     }
 
     /// `-H 'Name: value'`: a token, a colon, and a value without line breaks (spaces after the
@@ -103,7 +104,27 @@ enum OptionValue {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard let user = parts.first, !user.isEmpty else { throw UsageError(message: "option \(name) needs USER[:PASSWORD]") }
         invocation.options.user = String(user)
-        invocation.options.password = parts.count > 1 ? String(parts[1]) : ""
+        // `-u alice`: asked for on the terminal before anything is sent (`Password.ask`).
+        invocation.options.password = parts.count > 1 ? String(parts[1]) : nil
+    }
+
+    /// `--resolve HOST:PORT:ADDRESS` (curl's): connect to ADDRESS for HOST:PORT; repeatable.
+    static func resolve(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        var address = parts.count == 3 ? parts[2] : ""
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        guard parts.count == 3, !parts[0].isEmpty, let port = Int(parts[1]), (1...65_535).contains(port),
+            address.contains(":") || address.split(separator: ".").count == 4
+        else {
+            throw UsageError(message: "option \(name) needs HOST:PORT:ADDRESS with an IP address (e.g. example.com:443:127.0.0.1), not '\(text)'")
+        }
+        invocation.options.resolve["\(parts[0].lowercased()):\(port)"] = address
+    }
+
+    /// `-C -` (curl's): continue the file from where it ends; no other offset is taken.
+    static func continueAt(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        guard text == "-" else { throw UsageError(message: "option \(name) takes only '-' (continue from where the file ends), as -c does") }
+        invocation.options.continuePartial = true
     }
 
     /// `--checksum ALGORITHM=HEX`, with the library's message when it is not one.

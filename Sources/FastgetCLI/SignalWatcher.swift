@@ -1,5 +1,6 @@
 import Fastget
 import Glibc
+import Synchronization
 
 /// Turns SIGINT and SIGTERM into a pause (of the download, or of every download of `-i`): the
 /// first signal stops the workers and takes
@@ -15,6 +16,19 @@ enum SignalWatcher {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 
+    /// Whether the first signal was `--max-time`'s alarm rather than the user's.
+    static let timedOut = Atomic<Bool>(false)
+
+    /// `--max-time`: SIGALRM after `seconds` (a pause, as Ctrl-C, but told apart by `timedOut`).
+    static func arm(after seconds: Double) {
+        guard seconds.isFinite, seconds > 0 else { return }
+        let whole = min(seconds.rounded(.down), Double(Int32.max))
+        var timer = itimerval()
+        timer.it_value.tv_sec = Int(whole)
+        timer.it_value.tv_usec = Int((seconds - whole) * 1_000_000)
+        setitimer(__itimer_which_t(ITIMER_REAL.rawValue), &timer, nil)
+    }
+
     /// Starts the watching thread; `pause` runs on it at the first signal.
     static func watch(_ pause: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Action(pause)).toOpaque()
@@ -26,6 +40,7 @@ enum SignalWatcher {
                 var signals = SignalWatcher.watched
                 var received: Int32 = 0
                 sigwait(&signals, &received)
+                if received == SIGALRM { SignalWatcher.timedOut.store(true, ordering: .sequentiallyConsistent) }
                 action.body()
                 sigwait(&signals, &received)
                 Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
@@ -48,6 +63,7 @@ enum SignalWatcher {
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGALRM)
         return signals
     }
 }

@@ -8,6 +8,7 @@ enum SingleDownload {
             let download = try Download(url: invocation.url!, options: invocation.options, session: try invocation.session())
             let stop = StopNote()
             SignalWatcher.watch { download.pause() }
+            SignalWatcher.arm(after: invocation.maximumTime)
             let human = !invocation.quiet && !invocation.json
             let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
             let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
@@ -35,8 +36,9 @@ enum SingleDownload {
             } catch {
                 line?.clear()
                 guard error.code == .cancelled, !invocation.json else { throw error }
-                Console.write(stop.line(error, toStream: download.writesAsStream))
-                return error.exitCode
+                let timedOut = SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent)
+                Console.write(stop.line(error, toStream: download.writesAsStream, maximumTime: timedOut ? invocation.maximumTime : nil))
+                return timedOut ? FastgetError.Code.temporary.exitCode : error.exitCode
             }
             line?.clear()
             finish(report, invocation, human: human)

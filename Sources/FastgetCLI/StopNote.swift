@@ -21,8 +21,8 @@ final class StopNote: @unchecked Sendable {
 
     /// `fastget: paused: 12.0 MiB of 32.0 MiB kept; run the same command again to resume
     /// (journal: f.bin.fastget)`, or why nothing is kept.
-    func line(_ error: FastgetError, toStream: Bool) -> String {
-        let text: String
+    func line(_ error: FastgetError, toStream: Bool, maximumTime: Double? = nil) -> String {
+        var text: String
         if let hint = error.hint, let kept {
             text = "paused: \(Format.bytes(Double(kept))) of \(resource?.length.map { Format.bytes(Double($0)) } ?? "?") kept; \(hint)"
         } else if let hint = error.hint {
@@ -35,6 +35,9 @@ final class StopNote: @unchecked Sendable {
             text = "stopped; nothing is kept: the server does not serve byte ranges, so this download could not resume"
         } else {
             text = "stopped before anything was kept; run the same command again to start over"
+        }
+        if let maximumTime, text.hasPrefix("paused") {
+            text = "stopped after --max-time \(Format.duration(maximumTime))" + text.dropFirst("paused".count)
         }
         return "fastget: \(text)\n"
     }

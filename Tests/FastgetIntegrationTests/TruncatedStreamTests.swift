@@ -53,7 +53,7 @@ private func streamServer(_ data: [UInt8], announced: Int, sends: @escaping @Sen
         let (result, _) = try timedFastget(["--retries", "1", "-o", "out.bin", server.url()], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data))
-        #expect(result.stderr.contains(", 1 retries)"), "\(result.stderr)")
+        #expect(result.stderr.contains(", 1 retry)"), "\(result.stderr)")
         #expect(plainGets(server) == 2)
     }
 

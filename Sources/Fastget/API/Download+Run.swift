@@ -22,6 +22,11 @@ extension Download {
             notice(text)
             hub.publish(.notice(text))
         }
+        if options.createsDirectories {
+            do { try FileSystem.makeDirectories(FileSystem.directory(of: destination)) } catch {
+                throw FastgetError.local(error, path: FileSystem.directory(of: destination), creating: true)
+            }
+        }
         if let report = try writeAsStream(
             requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress, notice: notice)
         {

@@ -60,14 +60,16 @@ public final class Session: Sendable {
     func route(for options: DownloadOptions, proxies: ProxySettings) -> (Connector, ConnectionPool) {
         let key = [
             options.caFile ?? "-", options.insecure ? "insecure" : "verify", "\(options.connectTimeout)", "\(options.timeout)",
-            proxies.identity,
+            proxies.identity, "\(options.addressFamily.map { "\($0)" } ?? "any")",
+            options.resolve.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
         ].joined(separator: "\u{0}")
         let route = routes.withLock { routes in
             if let route = routes[key] { return route }
             let route = Route(
                 connector: Connector(
                     connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
-                    caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies),
+                    caFile: options.caFile, verifyPeer: !options.insecure, proxies: proxies,
+                    family: options.addressFamily.map { $0 == .ipv4 ? SocketAddress.ipv4 : SocketAddress.ipv6 }, overrides: options.resolve),
                 pool: ConnectionPool())
             routes[key] = route
             return route

@@ -17,12 +17,18 @@ package final class Connector: Sendable {
     private let tlsContext = Locked<TLSContext?>(nil)
 
     private let proxies: ProxySettings
+    /// Only addresses of this family (`AF_INET`, `AF_INET6`); nil: any.
+    private let family: Int32?
+    /// `"host:port"` → the address to connect to instead of the host's.
+    private let overrides: [String: String]
 
     package init(
         connectTimeout: Double, ioTimeout: Double, caFile: String?, verifyPeer: Bool,
-        proxies: ProxySettings = .direct
+        proxies: ProxySettings = .direct, family: Int32? = nil, overrides: [String: String] = [:]
     ) {
         self.proxies = proxies
+        self.family = family
+        self.overrides = overrides
         self.connectTimeout = connectTimeout
         self.ioTimeout = ioTimeout
         self.caFile = caFile
@@ -78,7 +84,12 @@ package final class Connector: Sendable {
     /// While other addresses remain, an attempt gets half the time left: one address that
     /// drops every packet (a broken IPv6 route) must not use it all.
     private func open(_ url: HTTPURL, deadline: Double, created: (Socket) -> Void) throws -> Socket {
-        let addresses = try Resolver.resolve(host: url.host, port: url.port, deadline: deadline)
+        var addresses = try Resolver.resolve(host: overrides["\(url.host):\(url.port)"] ?? url.host, port: url.port, deadline: deadline)
+        if let family {
+            addresses = addresses.filter { $0.family == family }
+            // As the resolver says of a name without an address (EAI_NODATA).
+            if addresses.isEmpty { throw ResolveError(host: url.host, code: -5) }
+        }
         var lastError: any Error = SystemError("connect", errno: Errno.noRouteToHost)
         for (index, address) in addresses.enumerated() {
             let now = MonotonicClock.seconds()

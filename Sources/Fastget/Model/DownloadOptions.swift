@@ -83,6 +83,21 @@ public struct DownloadOptions: Sendable {
     /// Without `checksum`: check the digest the server announces for the whole file
     /// (`Repr-Digest` or `Digest`, `RemoteResource.announcedDigest`) the same way.
     public var checksAnnouncedDigest: Bool = true
+    /// Create the output's directory, and its parents, when it is missing.
+    public var createsDirectories: Bool = false
+    /// With a file already at the output path: leave it and succeed when it has the server's
+    /// length, refuse otherwise (wget's `--no-clobber`); `overwrite` and `continuePartial` win.
+    public var noClobber: Bool = false
+    /// Connect over this address family only (curl's `-4`, `-6`); nil: any.
+    public var addressFamily: AddressFamily?
+    /// Addresses to connect to instead of resolving a host (curl's `--resolve`): `"host:port"`
+    /// → an IP address. TLS still verifies the certificate for the host.
+    public var resolve: [String: String] = [:]
+
+    /// An IP version.
+    public enum AddressFamily: Sendable {
+        case ipv4, ipv6
+    }
 
     /// The defaults: an automatic connection count, 5 retries, 15 s to connect, 30 s per read, verification on.
     public init() {}

@@ -44,6 +44,12 @@ package enum FileSystem {
         }
     }
 
+    /// Throws why the file at `path` cannot be read (it is not there, not allowed). The
+    /// corresponding C function is `access`.
+    package static func checkReadable(_ path: String) throws(SystemError) {
+        if access(path, R_OK) != 0 { throw SystemError("access") }
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
@@ -79,6 +85,15 @@ package enum FileSystem {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         if slash == path.utf8.startIndex { return "/" }
         return String(path[..<slash])
+    }
+
+    /// Creates the directory at `path` and every missing parent (mode 0755, as `mkdir -p`).
+    /// The corresponding C function is `mkdir`.
+    package static func makeDirectories(_ path: String) throws(SystemError) {
+        guard !path.isEmpty, !isDirectory(path) else { return }
+        let parent = directory(of: path)
+        if parent != path && parent != "." && parent != "/" { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir") }
     }
 
     /// Fsyncs the directory holding `path`, making a rename in it durable.

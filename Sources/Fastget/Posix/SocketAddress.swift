@@ -6,6 +6,9 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
     var length: socklen_t
 
     var family: Int32 { Int32(storage.ss_family) }
+    /// The families, as `family` gives them.
+    package static let ipv4 = AF_INET
+    package static let ipv6 = AF_INET6
 
     /// The numeric host, for messages ("127.0.0.1", "::1").
     package var description: String {

@@ -44,6 +44,15 @@ struct StartPoint {
             notice("\(destination) is already complete")
             return nil
         }
+        if finalExists && options.noClobber && !options.overwrite && !options.continuePartial {
+            guard let length = resource.length, FileSystem.size(destination) == length else {
+                throw FastgetError(
+                    .cannotCreateOutput, "\(destination) already exists and does not have the server's length",
+                    hint: "use --overwrite to replace it, or -c to continue it")
+            }
+            notice("\(destination) already exists with the server's length; leaving it (--no-clobber)")
+            return nil
+        }
         if finalExists && !options.overwrite && !options.continuePartial {
             throw FastgetError(
                 .cannotCreateOutput, "\(destination) already exists",

@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import Glibc
 
 /// Client TLS settings shared by every connection of a download: protocol floor, trust store,
 /// verification mode. Wraps an `SSL_CTX`.
@@ -44,8 +43,10 @@ package final class TLSContext: @unchecked Sendable {
         if let caFile {
             // Told plainly: OpenSSL's queue would say "No such file or directory; no such file;
             // system lib" for a file that is not there.
-            if access(caFile, R_OK) != 0 {
-                throw TLSError(kind: .configuration, reason: "cannot read CA file \(caFile): \(SystemError.describe(errno))")
+            do throws(SystemError) {
+                try FileSystem.checkReadable(caFile)
+            } catch {
+                throw TLSError(kind: .configuration, reason: "cannot read CA file \(caFile): \(SystemError.describe(error.errno))")
             }
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
                 _ = TLSError.queueText()
