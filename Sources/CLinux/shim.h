@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <linux/falloc.h>
 #include <fcntl.h>
+#include <sys/xattr.h>
 
 extern int fallocate(int fd, int mode, off_t offset, off_t len);
 

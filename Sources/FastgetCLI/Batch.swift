@@ -81,7 +81,10 @@ enum Batch {
             case .completed(let report):
                 if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest, url: url) }
                 guard !invocation.quiet && !invocation.json else { return }
-                Console.write(Summary.line(report, saved: "saved \(report.path)", details: false))
+                // Nothing fetched: an earlier run of the list completed it.
+                Console.write(
+                    report.workers == 0
+                        ? "fastget: \(report.path) is already complete\n" : Summary.line(report, saved: "saved \(report.path)", details: false))
             case .failed(let error):
                 if invocation.json { JSONEvents.error(error, url: url) }
                 Console.error("\(url): \(error.message)", hint: error.hint)

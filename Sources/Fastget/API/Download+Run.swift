@@ -204,7 +204,10 @@ extension Download {
             try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
         }
         do {
-            try start.output.finish(length: length, replacing: start.replacesDestination)
+            let mark = Journal(
+                url: url.withoutCredentials.description, finalURL: transfer.resource.url.withoutCredentials.description,
+                length: length, validator: Validator(transfer.resource), segments: [])
+            try start.output.finish(length: length, replacing: start.replacesDestination, mark: mark)
         } catch {
             // A file appeared at the final name: every byte is in and synced, so a last
             // checkpoint lets the rerun (once the way is clear) finish without fetching.

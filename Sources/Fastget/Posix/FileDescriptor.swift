@@ -114,6 +114,21 @@ package final class FileDescriptor: @unchecked Sendable {
         return Int64(info.st_size)
     }
 
+    /// The last modification time, `seconds.nanoseconds`. The corresponding C function is `fstat`.
+    package func modificationTime() throws(SystemError) -> String {
+        var info = stat()
+        _ = try retryingOnInterrupt("fstat") { fstat(descriptor, &info) }
+        return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
+    /// Sets the extended attribute `name` (e.g. `user.xdg.origin.url`); false where the file
+    /// system has none. The corresponding C function is `fsetxattr`.
+    @discardableResult
+    package func setAttribute(_ name: String, _ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        return bytes.withUnsafeBytes { fsetxattr(descriptor, name, $0.baseAddress, $0.count, 0) } == 0
+    }
+
     /// Flushes the data (not necessarily the metadata). The corresponding C function is `fdatasync`.
     package func syncData() throws(SystemError) {
         _ = try retryingOnInterrupt("fdatasync") { fdatasync(descriptor) }

@@ -50,6 +50,22 @@ package enum FileSystem {
         if access(path, R_OK) != 0 { throw SystemError("access") }
     }
 
+    /// The extended attribute `name` of the file at `path` (at most 64 KiB), nil when it has
+    /// none. The corresponding C function is `getxattr`.
+    package static func attribute(_ path: String, _ name: String) -> String? {
+        var bytes = [UInt8](repeating: 0, count: 65_536)
+        let count = bytes.withUnsafeMutableBytes { getxattr(path, name, $0.baseAddress, $0.count) }
+        guard count >= 0 else { return nil }
+        return String(decoding: bytes[0..<count], as: UTF8.self)
+    }
+
+    /// The last modification time of the file at `path`, `seconds.nanoseconds`.
+    package static func modificationTime(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -138,13 +138,15 @@ final class OutputFile: WriteTarget, Sendable {
     /// unknown length), fsync, rename, fsync the directory. Unless `replacing`, a file that
     /// appeared at the final name meanwhile is left alone: that throws `.cannotCreateOutput` and
     /// the `.part` stays (open, so that a last checkpoint can still be taken). Fails without a
-    /// rename when any earlier sync of the file failed.
-    func finish(length: Int64, replacing: Bool) throws(FastgetError) {
+    /// rename when any earlier sync of the file failed. `mark`: the download it completes
+    /// (`CompletionMark`), recorded on the file before the sync.
+    func finish(length: Int64, replacing: Bool, mark: Journal? = nil) throws(FastgetError) {
         do throws(SystemError) {
             if try handle.size() != length { try handle.setLength(length) }
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
+        if let mark { CompletionMark.mark(handle, as: mark) }
         try sync("fsync") { () throws(SystemError) in try handle.sync() }
         do {
             if replacing {

@@ -38,25 +38,19 @@ struct StartPoint {
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(resource), segments: [])
         let finalExists = FileSystem.exists(destination)
-        if finalExists && !options.overwrite && finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header) {
-            // Stopped after the final rename but before the journal was removed: it is done.
-            try? FileSystem.remove(journalPath)
+        if finalExists && !options.overwrite
+            && (CompletionMark.marks(destination, as: header)
+                || finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header))
+        {
+            // Completed by an earlier run: marked so and not written since (the rerun of a
+            // batch), or stopped after the final rename but before the journal was removed.
+            if !FileSystem.exists(partPath) { try? FileSystem.remove(journalPath) }
             notice("\(destination) is already complete")
             return nil
         }
-        if finalExists && options.noClobber && !options.overwrite && !options.continuePartial {
-            guard let length = resource.length, FileSystem.size(destination) == length else {
-                throw FastgetError(
-                    .cannotCreateOutput, "\(destination) already exists and does not have the server's length",
-                    hint: "use --overwrite to replace it, or -c to continue it")
-            }
-            notice("\(destination) already exists with the server's length; leaving it (--no-clobber)")
-            return nil
-        }
         if finalExists && !options.overwrite && !options.continuePartial {
-            throw FastgetError(
-                .cannotCreateOutput, "\(destination) already exists",
-                hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
+            try leaveExisting(destination, resource: resource, options: options, notice: notice)
+            return nil
         }
         let segmented = resource.isSegmentable && !singleStream
 
@@ -95,6 +89,24 @@ struct StartPoint {
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
             replacesDestination: options.overwrite)
+    }
+
+    /// A file at the destination that the download may neither replace nor continue: left in
+    /// place with `noClobber` when it has the server's length (returns), refused otherwise.
+    private static func leaveExisting(
+        _ destination: String, resource: RemoteResource, options: DownloadOptions, notice: (String) -> Void
+    ) throws(FastgetError) {
+        guard options.noClobber else {
+            throw FastgetError(
+                .cannotCreateOutput, "\(destination) already exists",
+                hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
+        }
+        guard let length = resource.length, FileSystem.size(destination) == length else {
+            throw FastgetError(
+                .cannotCreateOutput, "\(destination) already exists and does not have the server's length",
+                hint: "use --overwrite to replace it, or -c to continue it")
+        }
+        notice("\(destination) already exists with the server's length; leaving it (--no-clobber)")
     }
 
     /// `-c` on a file larger than the server's downloads it again and replaces it; a resumed

@@ -1,0 +1,31 @@
+/// What a file fastget completed carries, as extended attributes: `user.xdg.origin.url`, the
+/// URL as given without credentials (as curl's and wget's `--xattr` write it), and
+/// `user.fastget.complete`: the length, the validator and the file's modification time when it
+/// was completed. A later run that finds the same at its destination knows the file is this
+/// download, finished and not written since, and says it is complete instead of refusing an
+/// existing file: the rerun of an interrupted `-i` list completes it. Without a validator (no
+/// way to tell versions apart), or where the file system has no extended attributes, nothing
+/// is marked, and an existing file is refused as before.
+enum CompletionMark {
+    static let origin = "user.xdg.origin.url"
+    static let complete = "user.fastget.complete"
+
+    /// The `user.fastget.complete` text for `header` (length, validator) at `mtime`.
+    static func text(_ header: Journal, mtime: String) -> String? {
+        header.validator.map { "\(header.length)\n\($0.description)\n\(mtime)" }
+    }
+
+    /// Marks the open `.part` of the download `header` describes, just before its rename.
+    static func mark(_ file: FileDescriptor, as header: Journal) {
+        guard let mtime = try? file.modificationTime(), let text = text(header, mtime: mtime) else { return }
+        if file.setAttribute(origin, header.url) { file.setAttribute(complete, text) }
+    }
+
+    /// Whether the file at `path` is the download `header` describes, completed and untouched.
+    static func marks(_ path: String, as header: Journal) -> Bool {
+        guard FileSystem.size(path) == header.length, FileSystem.attribute(path, origin) == header.url,
+            let mtime = FileSystem.modificationTime(path), let expected = text(header, mtime: mtime)
+        else { return false }
+        return FileSystem.attribute(path, complete) == expected
+    }
+}
