@@ -88,6 +88,9 @@ enum ArgumentParser {
         if invocation.json && invocation.options.outputDescriptor != nil {
             throw UsageError(message: "--json and -o - both want standard output")
         }
+        if invocation.dryRun && invocation.inputFile != nil {
+            throw UsageError(message: "--dry-run takes one URL, not -i")
+        }
         if invocation.inputFile != nil {
             guard positional.isEmpty else { throw UsageError(message: "give URLs either with -i or on the command line, not both") }
             guard invocation.options.output == nil, invocation.options.outputDescriptor == nil else {

@@ -146,6 +146,9 @@ struct CommandLineOption {
             .init("q", "quiet", .flag(\.quiet), "print nothing but errors", aliases: ["-s", "--silent"]),
             .init("v", "verbose", .flag(\.verbose), "log requests, retries, steals, hedges, checkpoints and TLS handshakes"),
             .init(nil, "json", .flag(\.json), "events as JSON lines on stdout instead of the progress display"),
+            .init(
+                nil, "dry-run", .flag(\.dryRun), "probe only: print URL, length, ranges, validator, name, plan, journal",
+                aliases: ["--spider"]),
             .init("L", "location", .flag(\.acceptedHabit), "follow redirects (always on: accepted for curl's habit)"),
             .init("O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default: accepted for curl's habit)"),
             .init("h", "help", .flag(\.showHelp), "print this help"),

@@ -31,6 +31,9 @@ package enum CommandLineTool {
         if invocation.inputFile != nil {
             exit(Batch.run(invocation))
         }
+        if invocation.dryRun {
+            exit(DryRun.run(invocation))
+        }
 
         exit(SingleDownload.run(invocation))
     }

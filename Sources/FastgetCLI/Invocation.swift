@@ -14,6 +14,8 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+    /// `--dry-run`, `--spider`: probe and tell, download nothing.
+    var dryRun = false
     /// `--max-time`: seconds the whole run may take; then it stops as Ctrl-C does (exit 75).
     var maximumTime = Double.infinity
     /// Set by options accepted for another tool's habit that change nothing here (`-L`, `-O`).

@@ -164,6 +164,17 @@ struct StartPoint {
         return size <= journal.length && size >= claimedEnd
     }
 
+    /// What a run would make of the journal at `path` for `header` (`Download.dryRun`).
+    static func journalState(
+        at path: String, partPath: String, header: Journal, continuing: Bool
+    ) -> (DownloadPlan.JournalState, Journal?) {
+        guard FileSystem.exists(path) else { return (.none, nil) }
+        var reason = ""
+        guard let journal = usableJournal(at: path, partPath: partPath, header: header, continuing: continuing, notice: { reason = $0 })
+        else { return (.unusable(reason), nil) }
+        return (.resumable(bytesOnDisk: journal.bytesWritten), journal)
+    }
+
     /// The journal at `path` when it describes this URL, length and validator (resuming needs
     /// one: without it two versions of the same length look alike) and its `.part` holds what it
     /// claims; otherwise nil, with a notice saying why it was not used.

@@ -1,0 +1,38 @@
+/// `--dry-run`: the probe alone, and what a run would do with its answer.
+extension Download {
+    /// Probes the URL (following redirects, retrying like a run) and says what a run would do:
+    /// the file's identity, where it would be saved, the ranges it would fetch, and whether a
+    /// journal there would be resumed. Writes nothing, takes no lock, sends no ranged GET but
+    /// the probe's own `bytes=0-0` when `HEAD` is refused.
+    public func dryRun() throws(FastgetError) -> DownloadPlan {
+        let session = self.session ?? Session.standard()
+        defer { if self.session == nil { session.closeIdleConnections() } }
+        let (connector, pool) = session.route(for: options, proxies: proxies)
+        let resource = try probe(Requester(connector: connector, pool: pool, options: options, url: url))
+        var destination = self.destination
+        if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
+            destination = options.directory == "." ? name : options.directory + "/" + name
+        }
+        let files = SidecarFiles(destination)
+        let header = Journal(
+            url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
+            length: resource.length ?? 0, validator: Validator(resource), segments: [])
+        let (state, journal) = StartPoint.journalState(
+            at: files.journal, partPath: files.part, header: header, continuing: options.continuePartial)
+        let ranges: [ByteRange]
+        if let journal, resource.isSegmentable {
+            let records =
+                options.segments.map {
+                    SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
+                } ?? journal.segments
+            ranges = records.filter { $0.written < $0.end }.map { ByteRange(start: $0.written, end: $0.end) }
+        } else if resource.isSegmentable, let length = resource.length {
+            ranges = SegmentPlan.ranges(length: length, options: options)
+        } else {
+            ranges = resource.length.map { [ByteRange(start: 0, end: $0)] } ?? []
+        }
+        return DownloadPlan(
+            resource: resource, destination: destination, destinationExists: FileSystem.exists(destination), ranges: ranges,
+            journal: state)
+    }
+}

@@ -1,0 +1,25 @@
+/// What a download would do, learnt by probing only (`Download.dryRun()`): nothing is written.
+public struct DownloadPlan: Sendable {
+    /// What the probe learnt: the URL after redirects, length, ranges, validators, digest,
+    /// announced mirrors.
+    public let resource: RemoteResource
+    /// Where the file would be saved (the name `Content-Disposition` gives, when none was).
+    public let destination: String
+    /// Whether something already exists there.
+    public let destinationExists: Bool
+    /// The ranges a run would fetch: a fresh start's plan, or what a resumable journal leaves;
+    /// one range for a single stream, none when the length is unknown.
+    public let ranges: [ByteRange]
+    /// The journal beside the destination, and whether a run would resume from it.
+    public let journal: JournalState
+
+    /// A journal as a run would find it.
+    public enum JournalState: Sendable, Equatable {
+        /// There is none.
+        case none
+        /// A run resumes from it, with this many bytes already on disk.
+        case resumable(bytesOnDisk: Int64)
+        /// A run would start over, for this reason.
+        case unusable(String)
+    }
+}
