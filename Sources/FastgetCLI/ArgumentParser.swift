@@ -84,7 +84,7 @@ enum ArgumentParser {
     /// The rules between options, and the URL.
     private static func finish(_ invocation: Invocation, positional: [String]) throws(UsageError) -> Invocation {
         var invocation = invocation
-        if invocation.showHelp || invocation.showVersion { return invocation }
+        if invocation.showHelp || invocation.showVersion || invocation.completionShell != nil { return invocation }
         if invocation.json && invocation.options.outputDescriptor != nil {
             throw UsageError(message: "--json and -o - both want standard output")
         }

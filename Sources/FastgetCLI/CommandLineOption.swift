@@ -152,6 +152,8 @@ struct CommandLineOption {
             .init("L", "location", .flag(\.acceptedHabit), "follow redirects (always on: accepted for curl's habit)"),
             .init("O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default: accepted for curl's habit)"),
             .init("h", "help", .flag(\.showHelp), "print this help"),
+            .init(
+                nil, "completion", "SHELL", .text(OptionValue.completion), "print the completion script for bash, zsh or fish"),
             .init("V", "version", .flag(\.showVersion), "print the versions of fastget and OpenSSL"),
         ]
     }

@@ -13,7 +13,7 @@ package enum CommandLineTool {
         var invocation: Invocation
         do {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
-            if !invocation.showHelp && !invocation.showVersion { try Password.ask(&invocation) }
+            if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil { try Password.ask(&invocation) }
         } catch {
             Console.error(error.message, hint: "see fastget --help")
             exit(FastgetError.Code.usage.exitCode)
@@ -21,6 +21,10 @@ package enum CommandLineTool {
 
         if invocation.showHelp {
             Console.write(HelpText.text, to: 1)
+            exit(ExitStatus.success)
+        }
+        if let shell = invocation.completionShell, let script = Completions.script(for: shell) {
+            Console.write(script, to: 1)
             exit(ExitStatus.success)
         }
         if invocation.showVersion {

@@ -29,7 +29,7 @@ enum HelpText {
     }
 
     /// What each exit status means; several codes share some of them (69, 76).
-    private static let exitCodes: [(Int32, String)] = [
+    static let exitCodes: [(Int32, String)] = [
         (ExitStatus.success, "the file is complete under its final name"),
         (FastgetError.Code.usage.exitCode, "usage: bad option or URL (nothing was sent)"),
         (FastgetError.Code.notFound.exitCode, "not found: HTTP 404/410, or no CA certificates (--cacert unreadable, no system bundle)"),

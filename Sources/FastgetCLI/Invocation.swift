@@ -14,6 +14,8 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+    /// `--completion SHELL`: print that shell's completion script.
+    var completionShell: String?
     /// `--dry-run`, `--spider`: probe and tell, download nothing.
     var dryRun = false
     /// `--max-time`: seconds the whole run may take; then it stops as Ctrl-C does (exit 75).

@@ -121,6 +121,12 @@ enum OptionValue {
         invocation.options.resolve["\(parts[0].lowercased()):\(port)"] = address
     }
 
+    /// `--completion bash|zsh|fish`.
+    static func completion(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        guard Completions.shells.contains(text) else { throw UsageError(message: "option \(name) takes bash, zsh or fish, not '\(text)'") }
+        invocation.completionShell = text
+    }
+
     /// `-C -` (curl's): continue the file from where it ends; no other offset is taken.
     static func continueAt(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
         guard text == "-" else { throw UsageError(message: "option \(name) takes only '-' (continue from where the file ends), as -c does") }
