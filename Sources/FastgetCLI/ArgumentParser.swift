@@ -4,9 +4,14 @@ import Fastget
 enum ArgumentParser {
     /// Parses `arguments` (without the program name). Accepts `-n 8`, `-n8`, `--segments 8`,
     /// `--segments=8`, and `--` before a URL that starts with "-".
-    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    /// The configuration file at `configuration` is read first (unless `--no-config` is
+    /// among the arguments); the command line wins.
+    static func parse(_ arguments: [String], configuration: String? = nil) throws(UsageError) -> Invocation {
         let options = CommandLineOption.all
         var invocation = Invocation()
+        if let configuration, !arguments.prefix(while: { $0 != "--" }).contains("--no-config") {
+            try ConfigurationFile.apply(configuration, to: &invocation)
+        }
         var positional: [String] = []
         var index = 0
         while index < arguments.count {

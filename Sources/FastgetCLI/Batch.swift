@@ -107,7 +107,7 @@ enum Batch {
     }
 
     /// The whole file at `path`, or standard input for "-"; nil when it cannot be read.
-    private static func readAll(_ path: String) -> String? {
+    static func readAll(_ path: String) -> String? {
         let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { if descriptor != 0 { close(descriptor) } }

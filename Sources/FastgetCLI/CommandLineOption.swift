@@ -151,6 +151,7 @@ struct CommandLineOption {
                 aliases: ["--spider"]),
             .init("L", "location", .flag(\.acceptedHabit), "follow redirects (always on: accepted for curl's habit)"),
             .init("O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default: accepted for curl's habit)"),
+            .init(nil, "no-config", .flag(\.ignoresConfiguration), "do not read ~/.config/fastget/config"),
             .init("h", "help", .flag(\.showHelp), "print this help"),
             .init(
                 nil, "completion", "SHELL", .text(OptionValue.completion), "print the completion script for bash, zsh or fish"),

@@ -12,7 +12,7 @@ package enum CommandLineTool {
 
         var invocation: Invocation
         do {
-            invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()))
+            invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()), configuration: ConfigurationFile.path)
             if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil { try Password.ask(&invocation) }
         } catch {
             Console.error(error.message, hint: "see fastget --help")

@@ -14,6 +14,8 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+    /// `--no-config`: the configuration file is not read (`ConfigurationFile`).
+    var ignoresConfiguration = false
     /// `--completion SHELL`: print that shell's completion script.
     var completionShell: String?
     /// `--dry-run`, `--spider`: probe and tell, download nothing.

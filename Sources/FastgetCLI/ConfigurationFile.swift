@@ -1,0 +1,53 @@
+import Glibc
+
+/// The configuration file, `$XDG_CONFIG_HOME/fastget/config` (else `~/.config/fastget/config`):
+/// one long option per line, `segments = 16` or a bare `quiet`; `#` starts a comment. It is read
+/// before the command line, which wins; `--no-config` skips it. An unknown key or a bad value is
+/// a usage error naming the file and the line.
+enum ConfigurationFile {
+    /// Where it is, from the environment; nil when neither variable is set.
+    static var path: String? {
+        if let base = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), !base.isEmpty { return base + "/fastget/config" }
+        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home + "/.config/fastget/config" }
+        return nil
+    }
+
+    /// Applies the file's options to `invocation`; a missing file applies nothing.
+    static func apply(_ path: String, to invocation: inout Invocation) throws(UsageError) {
+        guard access(path, F_OK) == 0 else { return }
+        guard let text = Batch.readAll(path) else { throw UsageError(message: "cannot read \(path)") }
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.prefix { $0 != "#" }.trimmingBlanks()
+            guard !line.isEmpty else { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
+            let key = parts[0]
+            let place = "\(path):\(number + 1)"
+            guard let option = CommandLineOption.all.first(where: { $0.long == key || $0.aliases.contains("--" + key) }),
+                !["help", "version", "completion", "no-config"].contains(option.long)
+            else {
+                throw UsageError(message: "\(place): unknown option '\(key)'")
+            }
+            var value: String? = parts.count > 1 ? parts[1] : nil
+            if !option.takesValue {
+                guard value == nil || value == "true" || value == "false" else {
+                    throw UsageError(message: "\(place): \(key) is on or off: write '\(key)' or '\(key) = false'")
+                }
+                if value == "false" { continue }
+                value = nil
+            } else if value == nil || value!.isEmpty {
+                throw UsageError(message: "\(place): \(key) needs a value: '\(key) = VALUE'")
+            }
+            do {
+                try option.apply(value, name: "--" + key, to: &invocation)
+            } catch {
+                throw UsageError(message: "\(place): \(error.message)")
+            }
+        }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingBlanks() -> String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}
