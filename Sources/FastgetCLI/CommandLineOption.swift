@@ -89,6 +89,8 @@ struct CommandLineOption {
                 "A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
                 "send TEXT as User-Agent"),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
+            .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),
+            .init(nil, "netrc-file", "FILE", .text(OptionValue.netrcFile), "take credentials from FILE, as --netrc does"),
             .init(
                 nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
                 note: "suffixes k, M, G"),

@@ -13,7 +13,10 @@ package enum CommandLineTool {
         var invocation: Invocation
         do {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()), configuration: ConfigurationFile.path)
-            if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil { try Password.ask(&invocation) }
+            if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil {
+                try ConfigurationFile.loadNetrc(&invocation)
+                try Password.ask(&invocation)
+            }
         } catch {
             Console.error(error.message, hint: "see fastget --help")
             exit(FastgetError.Code.usage.exitCode)

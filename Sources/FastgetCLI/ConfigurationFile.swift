@@ -1,3 +1,4 @@
+import Fastget
 import Glibc
 
 /// The configuration file, `$XDG_CONFIG_HOME/fastget/config` (else `~/.config/fastget/config`):
@@ -8,8 +9,23 @@ enum ConfigurationFile {
     /// Where it is, from the environment; nil when neither variable is set.
     static var path: String? {
         if let base = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), !base.isEmpty { return base + "/fastget/config" }
-        if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty { return home + "/.config/fastget/config" }
-        return nil
+        return home.map { $0 + "/.config/fastget/config" }
+    }
+
+    /// `$HOME`, when set.
+    static var home: String? { getenv("HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// Reads the `.netrc` at `invocation.netrcFile` into its options: a missing `~/.netrc` is
+    /// skipped, a missing `--netrc-file` is an error; a file others can read gets a warning.
+    static func loadNetrc(_ invocation: inout Invocation) throws(UsageError) {
+        guard let path = invocation.netrcFile else { return }
+        guard access(path, F_OK) == 0 || invocation.netrcRequired else { return }
+        guard let text = Batch.readAll(path) else { throw UsageError(message: "cannot read \(path)") }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
+            Console.write("fastget: warning: \(path) can be read by others; its passwords should be private (chmod 600)\n")
+        }
+        invocation.options.netrc = Netrc(text)
     }
 
     /// Applies the file's options to `invocation`; a missing file applies nothing.

@@ -14,6 +14,14 @@ struct Invocation {
     /// every download of the run.
     var maximumConnections = 16
     var showHelp = false
+    /// `--netrc` (`~/.netrc`) or `--netrc-file FILE`: where credentials by host are read.
+    var netrcFile: String?
+    var netrcRequired = false
+    /// `--netrc`: `~/.netrc`, used when it is there.
+    var usesNetrc: Bool {
+        get { netrcFile != nil }
+        set { netrcFile = newValue ? ConfigurationFile.home.map { $0 + "/.netrc" } : nil }
+    }
     /// `--no-config`: the configuration file is not read (`ConfigurationFile`).
     var ignoresConfiguration = false
     /// `--completion SHELL`: print that shell's completion script.

@@ -121,6 +121,12 @@ enum OptionValue {
         invocation.options.resolve["\(parts[0].lowercased()):\(port)"] = address
     }
 
+    /// `--netrc-file FILE`: must be readable.
+    static func netrcFile(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        invocation.netrcFile = text
+        invocation.netrcRequired = true
+    }
+
     /// `--completion bash|zsh|fish`.
     static func completion(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
         guard Completions.shells.contains(text) else { throw UsageError(message: "option \(name) takes bash, zsh or fish, not '\(text)'") }

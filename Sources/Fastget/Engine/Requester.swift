@@ -23,6 +23,8 @@ final class Requester: Sendable {
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
             credentials = (url.origin, basicAuthorization(user: user, password: password))
+        } else if let entry = options.netrc?.entry(for: url.host), let login = entry.login {
+            credentials = (url.origin, basicAuthorization(user: login, password: entry.password))
         } else {
             credentials = nil
         }

@@ -83,6 +83,9 @@ public struct DownloadOptions: Sendable {
     /// Without `checksum`: check the digest the server announces for the whole file
     /// (`Repr-Digest` or `Digest`, `RemoteResource.announcedDigest`) the same way.
     public var checksAnnouncedDigest: Bool = true
+    /// Credentials by host (`--netrc`): used for the download's own URL when neither the URL
+    /// nor `user` gives any, and, as those, sent only to that URL's origin.
+    public var netrc: Netrc?
     /// Create the output's directory, and its parents, when it is missing.
     public var createsDirectories: Bool = false
     /// With a file already at the output path: leave it and succeed when it has the server's
