@@ -4,8 +4,11 @@
 public struct Netrc: Sendable, Equatable {
     /// One entry: the host it is for (nil: `default`), the login and the password.
     public struct Entry: Sendable, Equatable {
+        /// The host it is for, lower-cased; nil for `default`.
         public let machine: String?
+        /// The user name.
         public let login: String?
+        /// The password, when the file gives one.
         public let password: String?
 
         /// An entry as a file gives it.
