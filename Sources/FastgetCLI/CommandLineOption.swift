@@ -84,6 +84,9 @@ struct CommandLineOption {
                 nil, "no-clobber", .flag(\.options.noClobber), "leave an existing file of the server's length, and exit 0",
                 aliases: ["-nc"]),
             .init(nil, "create-dirs", .flag(\.options.createsDirectories), "create the directories -o names when missing"),
+            .init(
+                "N", "timestamping", .flag(\.options.timestamping), "fetch an existing file again only if it changed on the server"),
+            .init("R", "remote-time", .flag(\.options.remoteTime), "give the file the server's Last-Modified time"),
             .init("H", "header", "'N: V'", .text(OptionValue.header), "send this header field with every request", note: "repeatable"),
             .init(
                 "A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },

@@ -32,6 +32,7 @@ extension Download {
         {
             return report
         }
+        if let unchanged = try unchangedSince(requester, started: started, tell: tell) { return unchanged }
         var restarts = 0
         var singleStream = false
         var ownership: FileLock?
@@ -207,7 +208,8 @@ extension Download {
             let mark = Journal(
                 url: url.withoutCredentials.description, finalURL: transfer.resource.url.withoutCredentials.description,
                 length: length, validator: Validator(transfer.resource), segments: [])
-            try start.output.finish(length: length, replacing: start.replacesDestination, mark: mark)
+            let modified = options.remoteTime ? transfer.resource.lastModified.flatMap(HTTPDate.seconds) : nil
+            try start.output.finish(length: length, replacing: start.replacesDestination, mark: mark, modified: modified)
         } catch {
             // A file appeared at the final name: every byte is in and synced, so a last
             // checkpoint lets the rerun (once the way is clear) finish without fetching.

@@ -88,6 +88,8 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
         }
         try options.validate()
+        var options = options
+        if options.timestamping { (options.overwrite, options.remoteTime) = (true, true) }
         mirrorURLs = try options.mirrors.map { (text: String) throws(FastgetError) -> HTTPURL in
             do {
                 return try HTTPURL(text)

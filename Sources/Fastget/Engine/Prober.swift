@@ -56,6 +56,27 @@ struct Prober {
         }
     }
 
+    /// Whether the file at `start` is unchanged by `conditions` (`If-None-Match`,
+    /// `If-Modified-Since`): a 304 to `HEAD`, or to `GET bytes=0-0` when `HEAD` is refused.
+    func isUnchanged(_ start: HTTPURL, conditions: [(name: String, value: String)]) throws -> Bool {
+        defer { track(nil) }
+        var (connection, head, url) = try follow("HEAD", from: start, extra: conditions)
+        if head.status == 304 || (200...299).contains(head.status) {
+            park(connection)
+            return head.status == 304
+        }
+        if head.status == 404 || head.status == 410 { throw FastgetError.status(head, url: url) }
+        park(connection)
+        (connection, head, url) = try follow("GET", from: url, extra: conditions + [("Range", "bytes=0-0")])
+        guard head.status == 304 || (200...299).contains(head.status) else {
+            connection.shutdown()
+            throw FastgetError.status(head, url: url)
+        }
+        // A 200 is the whole file: not read here.
+        if head.status == 304 || head.status == 206 { park(connection) } else { connection.shutdown() }
+        return head.status == 304
+    }
+
     /// The first request of a fresh download, which does the probe's job and carries the file:
     /// `GET` with `Range: bytes=0-`. A 206 whose `Content-Range` is exactly `0-(L-1)/L` gives
     /// length, range support and validators, and its body is the file from byte 0; a 2xx

@@ -86,6 +86,14 @@ public struct DownloadOptions: Sendable {
     /// Credentials by host (`--netrc`): used for the download's own URL when neither the URL
     /// nor `user` gives any, and, as those, sent only to that URL's origin.
     public var netrc: Netrc?
+    /// wget's `-N`: when the output exists, ask the server whether the file changed since
+    /// (`If-None-Match` with the ETag the file's completion mark remembers, else
+    /// `If-Modified-Since` its modification time). Unchanged: nothing is fetched and the
+    /// download completes at once. Changed: it is fetched and replaces the old file in one
+    /// rename. Implies `overwrite` and `remoteTime`.
+    public var timestamping: Bool = false
+    /// Give the file the server's `Last-Modified` as its modification time (curl's `-R`).
+    public var remoteTime: Bool = false
     /// Create the output's directory, and its parents, when it is missing.
     public var createsDirectories: Bool = false
     /// With a file already at the output path: leave it and succeed when it has the server's

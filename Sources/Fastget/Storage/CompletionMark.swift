@@ -21,6 +21,15 @@ enum CompletionMark {
         if file.setAttribute(origin, header.url) { file.setAttribute(complete, text) }
     }
 
+    /// The strong ETag the file at `path` was completed under, when it was this `url`'s (for
+    /// `If-None-Match`).
+    static func etag(_ path: String, url: String) -> String? {
+        guard FileSystem.attribute(path, origin) == url, let text = FileSystem.attribute(path, complete) else { return nil }
+        let lines = text.split(separator: "\n")
+        guard lines.count == 3, lines[1].hasPrefix("ETag ") else { return nil }
+        return String(lines[1].dropFirst(5))
+    }
+
     /// Whether the file at `path` is the download `header` describes, completed and untouched.
     static func marks(_ path: String, as header: Journal) -> Bool {
         guard FileSystem.size(path) == header.length, FileSystem.attribute(path, origin) == header.url,

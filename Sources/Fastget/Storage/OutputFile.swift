@@ -140,12 +140,14 @@ final class OutputFile: WriteTarget, Sendable {
     /// the `.part` stays (open, so that a last checkpoint can still be taken). Fails without a
     /// rename when any earlier sync of the file failed. `mark`: the download it completes
     /// (`CompletionMark`), recorded on the file before the sync.
-    func finish(length: Int64, replacing: Bool, mark: Journal? = nil) throws(FastgetError) {
+    /// `modified`: seconds since the epoch to give the file as its modification time.
+    func finish(length: Int64, replacing: Bool, mark: Journal? = nil, modified: Int? = nil) throws(FastgetError) {
         do throws(SystemError) {
             if try handle.size() != length { try handle.setLength(length) }
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
+        if let modified { HTTPDate.setModificationTime(handle.descriptor, seconds: modified) }
         if let mark { CompletionMark.mark(handle, as: mark) }
         try sync("fsync") { () throws(SystemError) in try handle.sync() }
         do {
