@@ -15,8 +15,11 @@ final class ProgressLine: @unchecked Sendable {
         window.add(progress)
         if sourceWindows.count != progress.sources.count { sourceWindows = progress.sources.map { _ in SpeedWindow(seconds: 3) } }
         for (index, source) in progress.sources.enumerated() { sourceWindows[index].add(time: progress.elapsed, bytes: source.bytes) }
-        let lines = ProgressView.lines(
-            progress, speed: window.speed, sourceSpeeds: sourceWindows.map(\.speed), width: Console.terminalWidth)
+        draw(ProgressView.lines(progress, speed: window.speed, sourceSpeeds: sourceWindows.map(\.speed), width: Console.terminalWidth))
+    }
+
+    /// Replaces what it drew last with `lines`, in place.
+    func draw(_ lines: [String]) {
         var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
         text += lines.map { "\r\u{1B}[K" + $0 }.joined(separator: "\n")
         // Fewer lines than last time: clear the ones left below, then come back up.

@@ -41,4 +41,19 @@ import Testing
         #expect(screen.count > 13 && screen[12].hasPrefix("fastget: ignoring f.bin.fastget ("), "\(screen)")
         #expect(screen.last == "after 0" && screen[screen.count - 2].hasPrefix("fastget: saved f.bin ("), "\(screen)")
     }
+
+    @Test func aListShowsEachRunningDownloadAndATotalAndLeavesTheLinesAbove() throws {
+        let server = try TestServer(file: TestFile(Array(data.prefix(4 << 20))), TestServer.Configuration(rate: { _ in 4 * 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try (1...3).map { server.url("/f\($0).bin") }.joined(separator: "\n").write(toFile: directory.file("list"), atomically: true, encoding: .utf8)
+        let result = try run(["-n", "2", "-j", "3", "-i", "list"], in: directory)
+        #expect(result.status == 0)
+        let screen = result.screen
+        #expect(Array(screen.prefix(12)) == (1...12).map { "before \($0)" }, "\(screen)")
+        #expect(screen.count == 17 && screen[12...14].allSatisfy { $0.hasPrefix("fastget: saved f") }, "\(screen)")
+        #expect(screen[15] == "fastget: 3 of 3 downloads complete" && screen[16] == "after 0", "\(screen)")
+        let drawn = String(decoding: result.output, as: UTF8.self)
+        #expect(drawn.contains(" of 3 done, ") && drawn.contains("f1.bin  "), "a line per download and a total were drawn")
+    }
 }

@@ -1,0 +1,82 @@
+import Fastget
+import Glibc
+
+/// `-i` on a terminal: a line per running download and a total line, redrawn in place (what
+/// was printed above stays); a finished download's line is printed above the display.
+///
+/// Downloads report from their own threads: every call takes the lock.
+final class BatchDisplay: @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private let display = ProgressLine()
+    private var running: [(url: String, name: String, progress: DownloadProgress, window: SpeedWindow)] = []
+    private var finished = 0
+    private let count: Int
+    private var lastDraw = 0.0
+
+    init(count: Int) {
+        self.count = count
+        pthread_mutex_init(&lock, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&lock) }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return body()
+    }
+
+    /// A download's progress; redrawn at most ten times a second.
+    func update(_ url: String, name: String, _ progress: DownloadProgress) {
+        locked {
+            if let index = running.firstIndex(where: { $0.url == url }) {
+                running[index].progress = progress
+                running[index].window.add(progress)
+            } else {
+                var window = SpeedWindow(seconds: 3)
+                window.add(progress)
+                running.append((url, name, progress, window))
+            }
+            let now = BatchDisplay.seconds()
+            guard now - lastDraw >= 0.1 else { return }
+            lastDraw = now
+            display.draw(lines(width: Console.terminalWidth))
+        }
+    }
+
+    /// `text` above the display (a download's summary, an error), and the download gone from it.
+    func print(_ text: String, finishing url: String? = nil) {
+        locked {
+            if let url {
+                running.removeAll { $0.url == url }
+                finished += 1
+            }
+            display.clear()
+            Console.write(text)
+            if !running.isEmpty { display.draw(lines(width: Console.terminalWidth)) }
+        }
+    }
+
+    /// Clears the display for what comes after it.
+    func clear() { locked { display.clear() } }
+
+    /// `name  45%  12.0 MiB of 27.0 MiB  3.20 MiB/s` per running download (at most eight), then
+    /// `3 of 10 done, 2 running, 6.40 MiB/s`.
+    private func lines(width: Int) -> [String] {
+        var lines = running.prefix(8).map { item -> String in
+            var text = ProgressView.totals(item.progress, speed: item.window.speed, segments: false)
+            text = item.name + "  " + text.drop { $0 == " " }
+            return String(text.prefix(max(20, width)))
+        }
+        if running.count > 8 { lines.append("+\(running.count - 8) more") }
+        let speed = running.reduce(0) { $0 + $1.window.speed }
+        lines.append(String("\(finished) of \(count) done, \(running.count) running, \(Format.bytes(speed))/s".prefix(max(20, width))))
+        return lines
+    }
+
+    private static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
