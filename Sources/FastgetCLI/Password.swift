@@ -19,9 +19,9 @@ enum Password {
         if hidden {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(terminal, TCSAFLUSH, &quiet)
+            tcsetattr(terminal, TCSANOW, &quiet)
         }
-        defer { if hidden { tcsetattr(terminal, TCSAFLUSH, &saved) } }
+        defer { if hidden { tcsetattr(terminal, TCSANOW, &saved) } }
         Console.write("Enter password for \(user): ", to: terminal)
         var line: [UInt8] = []
         var byte: UInt8 = 0

@@ -105,3 +105,39 @@ import Testing
         #expect(result.stderr.contains("-u alice has no password: give -u alice:PASSWORD, or run on a terminal to be asked"), "\(result.stderr)")
     }
 }
+
+/// `-u USER` on a terminal: the password is asked for without echo (under script(1), which
+/// gives the command a terminal of its own).
+@Suite struct PasswordPromptTests {
+    @Test func thePasswordIsAskedForWithoutEcho() throws {
+        guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
+        let data = testBytes(count: 256 * 1024, seed: 112)
+        let file = TestFile(data)
+        let expected = "Basic " + Data("alice:s3cret".utf8).base64EncodedString()
+        let server = try TestServer { request in request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?") }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["-qec", "'\(try fastgetExecutable())' -q -u alice -o p.bin '\(server.url())'", "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let (input, output) = (Pipe(), Pipe())
+        (process.standardInput, process.standardOutput) = (input, output)
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        // Type the password once the prompt is there (echo is off by then).
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice: ") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        input.fileHandleForWriting.write(Data("s3cret\n".utf8))
+        #expect(exited.wait(timeout: .now() + 30) == .success)
+        seen += output.fileHandleForReading.readDataToEndOfFile()
+        #expect(process.terminationStatus == 0, "\(String(decoding: seen, as: UTF8.self))")
+        #expect(SHA256.hex(ofFile: directory.file("p.bin")) == SHA256.hex(data))
+        #expect(!String(decoding: seen, as: UTF8.self).contains("s3cret"), "not echoed")
+    }
+}
