@@ -35,7 +35,9 @@ import Testing
         defer { directory.remove() }
         let (status, stderr) = try interrupt(["-n", "2", "--checkpoint-interval", "0.1", "-o", "p.bin", server.url()], in: directory) {
             // A checkpoint that claims bytes (the first journal claims none).
-            FileManager.default.contents(atPath: directory.file("p.bin.fastget")).flatMap { try? Journal.decode(Array($0)) }.map { $0.bytesWritten > 0 } == true
+            FileManager.default.contents(atPath: directory.file("p.bin.fastget")).flatMap { try? Journal.decode(Array($0)) }.map {
+                $0.bytesWritten > 0
+            } == true
         }
         #expect(status == 130)
         let line = try #require(stderr.split(separator: "\n").last.map(String.init), "\(stderr)")
