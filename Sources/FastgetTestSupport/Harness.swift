@@ -116,3 +116,43 @@ public func builtProduct(_ name: String) throws -> String {
     }
     return found
 }
+
+/// A program started in the background, to be signalled at a moment the test chooses; its
+/// exit is awaited with a bound. Standard error is kept (read it once it exited).
+public final class Spawned: @unchecked Sendable {
+    public let process = Process()
+    private let errors = Pipe()
+    private let exited = DispatchSemaphore(value: 0)
+
+    public init(_ executable: String, _ arguments: [String], in directory: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardInput = Foundation.FileHandle.nullDevice
+        process.standardError = errors
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        try process.run()
+    }
+
+    /// Waits up to `seconds` for it to exit; true when it did (a later call stays true).
+    public func waitForExit(_ seconds: Double) -> Bool {
+        guard exited.wait(timeout: .now() + seconds) == .success else { return false }
+        exited.signal()
+        return true
+    }
+
+    /// Waits, up to `seconds` and a look every 20 ms, until `ready()` holds or it exits.
+    public func wait(upTo seconds: Double, until ready: () -> Bool) {
+        for _ in 0..<max(1, Int(seconds / 0.02)) where !ready() {
+            if waitForExit(0.02) { return }
+        }
+    }
+
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Its exit status (once it exited).
+    public var status: Int32 { process.terminationStatus }
+
+    /// What it wrote to standard error (read to the end: call once it exited).
+    public var stderr: String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+}

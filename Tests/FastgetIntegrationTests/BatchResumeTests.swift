@@ -24,23 +24,13 @@ import Testing
         defer { directory.remove() }
         try "\(server.url("/a.bin"))\n\(server.url("/b.bin"))\n".write(toFile: directory.file("list"), atomically: true, encoding: .utf8)
         let arguments = ["-n", "2", "--checkpoint-interval", "0.1", "-i", "list"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        for _ in 0..<500 {
-            let ready =
-                FileManager.default.fileExists(atPath: directory.file("a.bin"))
-                && FileManager.default.fileExists(atPath: directory.file("b.bin.fastget"))
-            if ready || exited.wait(timeout: .now() + 0.02) == .success { break }
+        let run = try Spawned(try fastgetExecutable(), arguments, in: directory.path)
+        run.wait(upTo: 10) {
+            FileManager.default.fileExists(atPath: directory.file("a.bin")) && FileManager.default.fileExists(atPath: directory.file("b.bin.fastget"))
         }
-        kill(process.processIdentifier, SIGINT)
-        #expect(exited.wait(timeout: .now() + 20) == .success)
-        #expect(process.terminationStatus == 130)
+        run.signal(SIGINT)
+        #expect(run.waitForExit(20))
+        #expect(run.status == 130)
         let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.contains("fastget: a.bin is already complete\n"), "\(rerun.stderr)")

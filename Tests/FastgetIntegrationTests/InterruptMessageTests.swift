@@ -12,21 +12,11 @@ import Testing
     /// Runs fastget with `arguments` until `ready` says so from its progress, interrupts it,
     /// and returns its exit status and standard error.
     func interrupt(_ arguments: [String], in directory: TemporaryDirectory, ready: () -> Bool) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let errors = Pipe()
-        process.standardError = errors
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        for _ in 0..<400 where !ready() {
-            if exited.wait(timeout: .now() + 0.02) == .success { break }
-        }
-        kill(process.processIdentifier, SIGINT)
-        #expect(exited.wait(timeout: .now() + 20) == .success)
-        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let run = try Spawned(try fastgetExecutable(), arguments, in: directory.path)
+        run.wait(upTo: 8, until: ready)
+        run.signal(SIGINT)
+        #expect(run.waitForExit(20))
+        return (run.status, run.stderr)
     }
 
     @Test func aPauseSaysWhatIsKeptAndHowToGoOn() throws {

@@ -35,26 +35,15 @@ import Testing
     /// Runs `arguments` in `directory` until its journal claims bytes from both servers, kills
     /// it, and returns the journal it left.
     func runAndKill(_ arguments: [String], in directory: TemporaryDirectory, _ mirror: Mirror) throws -> Journal {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        var journal: Journal?
+        let run = try Spawned(try fastgetExecutable(), arguments, in: directory.path)
         // Bounded: the whole file takes about 1 s at these rates.
-        for _ in 0..<200 where journal == nil {
-            if exited.wait(timeout: .now() + 0.02) == .success { break }
-            if let bytes = FileManager.default.contents(atPath: directory.file("r.bin.fastget")),
-                let decoded = try? Journal.decode(Array(bytes)), decoded.bytesWritten > 0, !mirror.rangeRequests.isEmpty
-            {
-                journal = decoded
-            }
+        run.wait(upTo: 4) {
+            let bytes = FileManager.default.contents(atPath: directory.file("r.bin.fastget"))
+            let journal = bytes.flatMap { try? Journal.decode(Array($0)) }
+            return (journal?.bytesWritten ?? 0) > 0 && !mirror.rangeRequests.isEmpty
         }
-        kill(process.processIdentifier, SIGKILL)
-        #expect(exited.wait(timeout: .now() + 20) == .success)
+        run.signal(SIGKILL)
+        #expect(run.waitForExit(20))
         let left = try #require(FileManager.default.contents(atPath: directory.file("r.bin.fastget")), "no journal left")
         return try Journal.decode(Array(left))
     }
