@@ -102,7 +102,7 @@ extension Transfer {
     func drop(_ source: Source, because failure: String) -> Bool {
         // Named as given: where its redirects led may carry a signed token.
         let failure = HTTPURL.redactingQueries(
-            in: failure.replacing(url(of: source).withoutCredentials.description, with: source.name), keeping: source.name)
+            in: HTTPURL.replacing(url(of: source).withoutCredentials.description, with: source.name, in: failure), keeping: source.name)
         // The check and the drop as one step: two workers must not drop the last two at once.
         let dropped = droppingSources.withLock { drops -> Bool? in
             guard sources.count > 1, sources.contains(where: { $0 !== source && !$0.isDropped }) else { return nil }

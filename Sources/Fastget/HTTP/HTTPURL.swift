@@ -250,7 +250,7 @@ extension HTTPURL {
     package static func redactingQueries(in text: String, keeping kept: String) -> String {
         var result = ""
         var rest = Substring(text)
-        while let first = [rest.firstRange(of: "http://"), rest.firstRange(of: "https://")].compactMap({ $0?.lowerBound }).min() {
+        while let first = [index(of: "http://", in: rest), index(of: "https://", in: rest)].compactMap({ $0 }).min() {
             result += rest[..<first]
             let token = rest[first...].prefix { !" \t\n\"'<>()),;".contains($0) }
             if token != kept, let question = token.firstIndex(of: "?") {
@@ -261,5 +261,29 @@ extension HTTPURL {
             rest = rest[token.endIndex...]
         }
         return result + rest
+    }
+
+    /// `text` with every `target` in it replaced by `replacement`.
+    package static func replacing(_ target: String, with replacement: String, in text: String) -> String {
+        guard !target.isEmpty else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let found = index(of: target, in: rest) {
+            result += rest[..<found] + replacement
+            rest = rest[rest.index(found, offsetBy: target.count)...]
+        }
+        return result + rest
+    }
+
+    /// Where `needle` first starts in `text` (the standard library's search lives in the
+    /// string-processing module, which the static build leaves out).
+    private static func index(of needle: String, in text: Substring) -> Substring.Index? {
+        let first = needle.first!
+        var start = text.startIndex
+        while let candidate = text[start...].firstIndex(of: first) {
+            if text[candidate...].starts(with: needle) { return candidate }
+            start = text.index(after: candidate)
+        }
+        return nil
     }
 }
