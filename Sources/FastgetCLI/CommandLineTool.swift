@@ -15,7 +15,10 @@ package enum CommandLineTool {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()), configuration: ConfigurationFile.path)
             if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil {
                 try ConfigurationFile.loadNetrc(&invocation)
-                try Password.ask(&invocation)
+                guard try Password.ask(&invocation) else {
+                    Console.write("fastget: cancelled\n")
+                    exit(FastgetError.Code.cancelled.exitCode)
+                }
             }
         } catch {
             Console.error(error.message, hint: "see fastget --help")

@@ -5,9 +5,11 @@ import Glibc
 /// an empty password sent silently.
 enum Password {
     /// Fills in `invocation`'s missing password from the terminal; a usage error when there is
-    /// no terminal to ask on.
-    static func ask(_ invocation: inout Invocation) throws(UsageError) {
-        guard let user = invocation.options.user, invocation.options.password == nil else { return }
+    /// no terminal to ask on. Returns false when the user cancelled (Ctrl-C or Ctrl-D): the
+    /// signals are blocked in every thread and taken by a watcher that starts only with the
+    /// download, so the prompt reads the keys itself (no echo, no line editing but backspace).
+    static func ask(_ invocation: inout Invocation) throws(UsageError) -> Bool {
+        guard let user = invocation.options.user, invocation.options.password == nil else { return true }
         let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard terminal >= 0, isatty(0) == 1 else {
             if terminal >= 0 { close(terminal) }
@@ -18,15 +20,28 @@ enum Password {
         let hidden = tcgetattr(terminal, &saved) == 0
         if hidden {
             var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG)
+            (quiet.c_cc.6, quiet.c_cc.5) = (1, 0) // VMIN 1, VTIME 0: a key at a time
             tcsetattr(terminal, TCSANOW, &quiet)
         }
         defer { if hidden { tcsetattr(terminal, TCSANOW, &saved) } }
         Console.write("Enter password for \(user): ", to: terminal)
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while read(terminal, &byte, 1) == 1, byte != 0x0A { if byte != 0x0D { line.append(byte) } }
+        reading: while read(terminal, &byte, 1) == 1 {
+            switch byte {
+            case 0x0A, 0x0D: break reading
+            case 0x03,
+                0x04 where line.isEmpty: // Ctrl-C, or Ctrl-D on nothing typed
+                Console.write("\n", to: terminal)
+                return false
+            case 0x04: continue
+            case 0x7F, 0x08: _ = line.popLast()
+            default: line.append(byte)
+            }
+        }
         Console.write("\n", to: terminal)
         invocation.options.password = String(decoding: line, as: UTF8.self)
+        return true
     }
 }

@@ -140,4 +140,32 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("p.bin")) == SHA256.hex(data))
         #expect(!String(decoding: seen, as: UTF8.self).contains("s3cret"), "not echoed")
     }
+
+    @Test func ctrlCAtThePromptCancelsAndRestoresTheTerminal() throws {
+        guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
+        let server = try TestServer { _ in .status(401, body: "who?") }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["-qec", "'\(try fastgetExecutable())' -u alice -o c.bin '\(server.url())'; stty -a | grep -o ' echo '", "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let (input, output) = (Pipe(), Pipe())
+        (process.standardInput, process.standardOutput) = (input, output)
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice: ") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        input.fileHandleForWriting.write(Data([0x03]))
+        #expect(exited.wait(timeout: .now() + 30) == .success)
+        let text = String(decoding: seen + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("fastget: cancelled"), "\(text)")
+        #expect(text.contains(" echo "), "echo is back on: \(text)")
+        #expect(server.requests.isEmpty, "nothing was sent")
+    }
 }
