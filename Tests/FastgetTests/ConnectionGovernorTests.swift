@@ -3,17 +3,22 @@ import Testing
 
 /// The automatic connection count's rule, fed synthetic clocks and byte counts.
 @Suite struct ConnectionGovernorTests {
-    /// Feeds `governor` ticks every 0.05 s at `rate(count)` bytes per second, every connection
+    /// Feeds `governor` ticks every 0.05 s at `rate(count)` bytes per second, of which the
+    /// connections there before the last step carry `earlier(count)`, every connection
     /// delivering, until it changes the count or `seconds` pass; returns the change.
     func run(
         _ governor: inout ConnectionGovernor, from start: Double, seconds: Double = 5, bytes: inout Int64,
-        remaining: Int64 = 1 << 40, rate: (Int) -> Double
+        remaining: Int64 = 1 << 40, earlier: (Int) -> Double = { _ in 0 }, rate: (Int) -> Double
     ) -> (change: ConnectionGovernor.Change?, at: Double) {
         var now = start
+        var earlierBytes: Int64 = 0
         while now < start + seconds {
             now += 0.05
             bytes += Int64(rate(governor.count) * 0.05)
-            if let change = governor.tick(now: now, bytes: bytes, streaming: governor.count, remaining: remaining, latency: 0.001) {
+            earlierBytes += Int64(earlier(governor.count) * 0.05)
+            if let change = governor.tick(
+                now: now, bytes: bytes, earlier: earlierBytes, streaming: governor.count, remaining: remaining, latency: 0.001)
+            {
                 return (change, now)
             }
         }
@@ -39,17 +44,33 @@ import Testing
         var governor = ConnectionGovernor(maximum: 16, now: 0)
         var bytes: Int64 = 0
         let link = { (_: Int) in 1000.0 * 1_048_576 }
+        // The one connection there before each step gets its share of the link, less than before.
+        let share = { (count: Int) in link(count) / Double(count) }
         let first = run(&governor, from: 0, bytes: &bytes, rate: link)
         #expect(first.change?.count == 4)
-        let second = run(&governor, from: first.at, bytes: &bytes, rate: link)
+        let second = run(&governor, from: first.at, bytes: &bytes, earlier: share, rate: link)
         #expect(second.change?.count == 1 && second.change?.reason.hasSuffix("back to 1") == true, "\(String(describing: second.change))")
         // Settled: nothing changes until the next try, one connection more, seconds later.
         let third = run(&governor, from: second.at, seconds: ConnectionGovernor.reprobeInterval - 0.5, bytes: &bytes, rate: link)
         #expect(third.change == nil)
         let fourth = run(&governor, from: third.at, bytes: &bytes, rate: link)
         #expect(fourth.change?.count == 2)
-        let fifth = run(&governor, from: fourth.at, bytes: &bytes, rate: link)
+        let fifth = run(&governor, from: fourth.at, bytes: &bytes, earlier: share, rate: link)
         #expect(fifth.change?.count == 1)
+    }
+
+    @Test func aShortMeasurementBeforeAStepDoesNotMakeIdleConnectionsLookUseful() {
+        // The one connection carries 4 MiB/s, but the measurement before the step caught a stall
+        // (1 MiB/s); the three added bring nothing. Compared with the rate before alone, they
+        // would seem to bring a connection's worth each; the first connection's rate in the
+        // same window shows they do not.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let first = run(&governor, from: 0, bytes: &bytes) { _ in 1_048_576 }
+        #expect(first.change?.count == 4)
+        let carried = { (_: Int) in 4.0 * 1_048_576 }
+        let second = run(&governor, from: first.at, bytes: &bytes, earlier: carried, rate: carried)
+        #expect(second.change?.count == 1 && second.change?.reason.hasSuffix("back to 1") == true, "\(String(describing: second.change))")
     }
 
     @Test func growsSlowlyWhenConnectionsHelpALittle() {

@@ -21,9 +21,9 @@ struct ConnectionGovernor {
     /// The count and throughput before the last step up (nil before the first measurement).
     private var before: (count: Int, rate: Double)?
     /// When the current count took effect, and when its measurement began (once every
-    /// connection delivers), with the bytes by then.
-    private var changedAt: Double
-    private var window: (start: Double, bytes: Int64)?
+    /// connection delivers), with the bytes by then, all and the earlier connections'.
+    private(set) var changedAt: Double
+    private var window: (start: Double, bytes: Int64, earlier: Int64)?
     /// Settled: no step pending; the rate then, and when the count was last tried higher.
     private var settled: (rate: Double, at: Double)?
     /// The last rate measured.
@@ -58,11 +58,16 @@ struct ConnectionGovernor {
     /// Called on every coordinator tick.
     /// - Parameters:
     ///   - bytes: all bytes written so far.
+    ///   - earlier: bytes written so far by the connections started before `changedAt` (those
+    ///     the last step added to): in the same window as the total, they show what those
+    ///     connections carry now, when the measurement before the step was short of it.
     ///   - streaming: how many connections have delivered body bytes since the count changed.
     ///   - remaining: bytes still to fetch.
     ///   - latency: seconds a request takes to be answered (a new connection's setup included).
     /// - Returns: the new count and why, when it changes.
-    mutating func tick(now: Double, bytes: Int64, streaming: Int, remaining: Int64, latency: Double) -> Change? {
+    mutating func tick(
+        now: Double, bytes: Int64, earlier: Int64 = 0, streaming: Int, remaining: Int64, latency: Double
+    ) -> Change? {
         if let settled {
             guard count < maximum, now - settled.at >= ConnectionGovernor.reprobeInterval else { return nil }
             guard worthGrowing(rate: settled.rate, remaining: remaining, latency: latency) else { return nil }
@@ -70,7 +75,7 @@ struct ConnectionGovernor {
         }
         guard let window else {
             if streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit {
-                self.window = (now, bytes)
+                self.window = (now, bytes, earlier)
             }
             return nil
         }
@@ -81,11 +86,13 @@ struct ConnectionGovernor {
         else { return nil }
         let rate = Double(received) / seconds
         lastRate = rate
-        return judge(rate: rate, now: now, remaining: remaining, latency: latency)
+        let earlierRate = Double(earlier - window.earlier) / seconds
+        return judge(rate: rate, earlierRate: earlierRate, now: now, remaining: remaining, latency: latency)
     }
 
-    /// The step after a measurement of `rate` at `count` connections.
-    private mutating func judge(rate: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
+    /// The step after a measurement of `rate` at `count` connections, of which those there
+    /// before the step carried `earlierRate`.
+    private mutating func judge(rate: Double, earlierRate: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
         guard let before else {
             guard count < maximum, worthGrowing(rate: rate, remaining: remaining, latency: latency) else {
                 return settle(rate: rate, now: now)
@@ -93,8 +100,13 @@ struct ConnectionGovernor {
             return step(to: count * 4, rate: rate, now: now, reason: "measuring whether more connections help")
         }
         let added = count - before.count
-        let perConnection = before.rate / Double(before.count)
-        let share = perConnection > 0 && added > 0 ? (rate - before.rate) / Double(added) / perConnection : 0
+        // What the earlier connections carry is the larger of their rate before the step and
+        // their rate now: a measurement before that caught a stall (the disk, the scheduler)
+        // is short, and added connections that bring nothing would seem to help; on a shared
+        // bottleneck they slow down now, and the rate before counts.
+        let baseline = max(before.rate, earlierRate)
+        let perConnection = baseline / Double(before.count)
+        let share = perConnection > 0 && added > 0 ? (rate - baseline) / Double(added) / perConnection : 0
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare {
             let undone = count

@@ -174,7 +174,8 @@ struct Coordinator {
         let remaining = max(0, (transfer.resource.length ?? 0) - table.bytesWritten)
         guard
             let change = governor.tick(
-                now: now, bytes: table.bytesWritten, streaming: crew.streaming, remaining: remaining,
+                now: now, bytes: table.bytesWritten, earlier: crew.bytes(startedBefore: governor.changedAt),
+                streaming: crew.streaming, remaining: remaining,
                 latency: transfer.latency.seconds)
         else { return }
         let active = crew.active

@@ -261,6 +261,12 @@ final class SegmentWorker {
         }
     }
 
+    /// Counts `count` body bytes written for the source and for this worker's slot.
+    private func credit(_ count: Int) {
+        source.bytes.add(Int64(count), ordering: .relaxed)
+        slot.bytes.add(Int64(count), ordering: .relaxed)
+    }
+
     private func fetch(_ segment: Segment) throws {
         let start = segment.written.load(ordering: .acquiring)
         let end = segment.end.load(ordering: .acquiring)
@@ -308,7 +314,7 @@ final class SegmentWorker {
                     connection.shutdown()
                     offset += Int64(count)
                     segment.written.store(offset, ordering: .releasing)
-                    source.bytes.add(Int64(count), ordering: .relaxed)
+                    credit(count)
                     return
                 }
             }
@@ -318,7 +324,7 @@ final class SegmentWorker {
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
-            source.bytes.add(Int64(count), ordering: .relaxed)
+            credit(count)
             if !streamed {
                 streamed = true
                 slot.streamed.store(true, ordering: .relaxed)

@@ -13,6 +13,10 @@ final class WorkerSlot: Sendable {
     let retire = Atomic<Bool>(false)
     /// Set by the worker once it has written body bytes.
     let streamed = Atomic<Bool>(false)
+    /// Body bytes the worker wrote, and when it was started (for the automatic count's
+    /// measurement of the connections there before a step).
+    let bytes = Atomic<Int64>(0)
+    let started = MonotonicClock.seconds()
     /// Set by the worker's thread as its last act.
     let finished = Atomic<Bool>(false)
 
@@ -50,6 +54,12 @@ final class WorkerCrew {
     /// Active workers that have delivered body bytes.
     var streaming: Int {
         running.values.filter { !$0.slot.retire.load(ordering: .relaxed) && $0.slot.streamed.load(ordering: .relaxed) }.count
+    }
+
+    /// Bytes written by the workers still running that were started before `time` (one that
+    /// ended takes its bytes with it: the count may go down).
+    func bytes(startedBefore time: Double) -> Int64 {
+        running.values.reduce(0) { $0 + ($1.slot.started < time ? $1.slot.bytes.load(ordering: .relaxed) : 0) }
     }
 
     /// Starts workers until `count` are active (at most one per buffer). A thread that cannot
