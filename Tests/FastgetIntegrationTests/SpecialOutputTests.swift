@@ -60,12 +60,8 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["fifo"])
     }
 
-    @Test func aFIFOWithoutAReaderIsWaitedForUntilInterrupted() throws {
-        let server = try TestServer(file: TestFile(data))
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let fifo = directory.file("fifo")
-        #expect(mkfifo(fifo, 0o644) == 0)
+    /// Starts `fastget -o fifo` and waits (bounded) until it says it waits for a reader.
+    func startWaiting(on fifo: String, _ server: TestServer) throws -> (Process, DispatchSemaphore) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
         process.arguments = ["-o", fifo, server.url()]
@@ -74,8 +70,6 @@ import Testing
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        // It waits for a reader (and says so) instead of failing or blocking where Ctrl-C
-        // cannot reach.
         var waiting = false
         var said = Data()
         while !waiting, exited.wait(timeout: .now() + 0.05) == .timedOut, said.count < 4096 {
@@ -83,10 +77,57 @@ import Testing
             waiting = String(decoding: said, as: UTF8.self).contains("waiting for a reader of \(fifo)")
         }
         #expect(waiting)
+        return (process, exited)
+    }
+
+    @Test func aFIFOWithoutAReaderIsWaitedForUntilInterrupted() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // It waits for a reader (and says so) instead of failing or blocking where Ctrl-C
+        // cannot reach.
+        let (process, exited) = try startWaiting(on: fifo, server)
         kill(process.processIdentifier, SIGINT)
         #expect(exited.wait(timeout: .now() + 10) == .success)
         #expect(process.terminationStatus == 130)
         #expect(kind(fifo) == S_IFIFO)
+    }
+
+    @Test func aRegularFilePutInTheFIFOsPlaceIsNotWrittenOver() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let (process, exited) = try startWaiting(on: fifo, server)
+        let mine = Data("the user's own file\n".utf8)
+        try mine.write(to: URL(fileURLWithPath: directory.file("mine")))
+        #expect(rename(directory.file("mine"), fifo) == 0)
+        #expect(exited.wait(timeout: .now() + 10) == .success)
+        #expect(process.terminationStatus == 73)
+        #expect(FileManager.default.contents(atPath: fifo) == mine, "not a byte written over it")
+    }
+
+    @Test func aSocketIsRefusedAtOnce() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let socketPath = directory.file("s.sock")
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        let result = try runProcess(try fastgetExecutable(), ["-o", socketPath, server.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("is neither a file, a device nor a FIFO"), "\(result.stderr)")
+        #expect(server.requests.isEmpty, "nothing fetched")
     }
 
     @Test func devStdoutIsTheProcesssOwnStandardOutput() throws {

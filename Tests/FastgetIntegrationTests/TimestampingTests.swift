@@ -49,15 +49,47 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("n.bin")) == SHA256.hex(new), "the changed file replaced the old one")
     }
 
-    @Test func aFileWithoutAMarkIsComparedByItsTime() throws {
-        var file = TestFile(testBytes(count: 1 << 20, seed: 163))
+    @Test func aFileWithoutAMarkIsComparedByItsTimeAndLength() throws {
+        let data = testBytes(count: 1 << 20, seed: 163)
+        var file = TestFile(data)
         file.lastModified = "Sat, 21 Nov 2026 10:00:00 GMT"
         let origin = try Origin(file)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try Data("an older copy".utf8).write(to: URL(fileURLWithPath: directory.file("t.bin")))
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_795_255_200)], ofItemAtPath: directory.file("t.bin"))
-        let result = try runProcess(try fastgetExecutable(), ["-N", "-o", "t.bin", origin.server.url()], in: directory.path)
-        #expect(result.status == 0 && result.stderr.contains("If-Modified-Since: Sat, 21 Nov 2026 10:00:00 GMT"), "\(result.stderr)")
+        let path = directory.file("t.bin")
+        func place(_ bytes: Data) throws {
+            try bytes.write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_795_255_200)], ofItemAtPath: path)
+        }
+        // As long as the server's and as old as its Last-Modified: kept, nothing fetched.
+        try place(Data(data))
+        let same = try runProcess(try fastgetExecutable(), ["-N", "-o", "t.bin", origin.server.url()], in: directory.path)
+        #expect(same.status == 0 && same.stderr.contains("Last-Modified: Sat, 21 Nov 2026 10:00:00 GMT, not after the file's time"), "\(same.stderr)")
+        #expect(origin.server.requests.map(\.method) == ["HEAD"])
+        // A copy cut short at the same age is not the file: fetched again.
+        try place(Data("an older copy".utf8))
+        let short = try runProcess(try fastgetExecutable(), ["-N", "-o", "t.bin", origin.server.url()], in: directory.path)
+        #expect(short.status == 0 && !short.stderr.contains("unchanged"), "\(short.stderr)")
+        #expect(SHA256.hex(ofFile: path) == SHA256.hex(data))
+    }
+
+    @Test func aMarkedFileWrittenSinceIsFetchedAgain() throws {
+        let data = testBytes(count: 1 << 20, seed: 164)
+        var file = TestFile(data)
+        (file.etag, file.lastModified) = ("\"v1\"", "Sat, 21 Nov 2026 10:00:00 GMT")
+        let origin = try Origin(file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-N", "-o", "w.bin", origin.server.url()]
+        #expect(try runProcess(try fastgetExecutable(), arguments, in: directory.path).status == 0)
+        // Cut short by another program: the server still has "v1", but this is not it.
+        let handle = try #require(FileHandle(forWritingAtPath: directory.file("w.bin")))
+        try handle.truncate(atOffset: 1000)
+        try handle.close()
+        origin.server.clearRecords()
+        let again = try runProcess(try fastgetExecutable(), arguments, in: directory.path)
+        #expect(again.status == 0 && !again.stderr.contains("unchanged"), "\(again.stderr)")
+        #expect(!origin.server.requests.contains { $0.header("If-None-Match") != nil }, "the ETag is not offered for a changed file")
+        #expect(SHA256.hex(ofFile: directory.file("w.bin")) == SHA256.hex(data))
     }
 }

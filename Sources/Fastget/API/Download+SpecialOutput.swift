@@ -48,7 +48,9 @@ extension Download {
         case .blockDevice?:
             throw FastgetError(
                 .cannotCreateOutput, "\(path) is a block device", hint: "fastget writes files, not disks: save the file, then copy it")
-        case .characterDevice?, .fifo?, .socket?, .other?:
+        case .socket?, .other?:
+            throw FastgetError(.cannotCreateOutput, "\(path) is neither a file, a device nor a FIFO: nothing can be written to it")
+        case .characterDevice?, .fifo?:
             var told = false
             let file: FileDescriptor?
             do {
@@ -57,6 +59,8 @@ extension Download {
                     told = true
                     return waitForStop(seconds: 0.1) != nil
                 }
+            } catch  where error.errno == Errno.fileExists {
+                throw FastgetError(.cannotCreateOutput, "\(path) was replaced by a file that is not a device or FIFO; it was not written to")
             } catch {
                 throw FastgetError.local(error, path: path)
             }

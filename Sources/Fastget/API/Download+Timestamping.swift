@@ -6,24 +6,30 @@ extension Download {
     func unchangedSince(_ requester: Requester, started: Double, tell: (String) -> Void) throws(FastgetError) -> DownloadReport? {
         let path = destination
         guard options.timestamping, FileSystem.kind(path) == .regular, let size = FileSystem.size(path) else { return nil }
-        let condition: (name: String, value: String)
-        if let etag = CompletionMark.etag(path, url: url.withoutCredentials.description) {
-            condition = ("If-None-Match", etag)
-        } else if let seconds = HTTPDate.modificationSeconds(path) {
-            condition = ("If-Modified-Since", HTTPDate.text(seconds))
-        } else {
-            return nil
-        }
         let prober = Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) })
-        let unchanged: Bool
+        let reason: String
         do {
-            unchanged = try prober.isUnchanged(url, conditions: [condition])
+            if let etag = CompletionMark.etag(path, url: url.withoutCredentials.description) {
+                // The file is the one completed under this ETag, untouched since.
+                guard try prober.isUnchanged(url, conditions: [("If-None-Match", etag)]) else { return nil }
+                reason = "If-None-Match: \(etag)"
+            } else if let seconds = HTTPDate.modificationSeconds(path) {
+                // wget's rule: as long as the server's, and not older than its Last-Modified (a
+                // 304 to If-Modified-Since would keep a truncated copy of the right age).
+                let resource = try prober.probe(url)
+                requester.events.take().forEach(hub.publish)
+                guard resource.length == size, let modified = resource.lastModified, let server = HTTPDate.seconds(modified),
+                    server <= seconds
+                else { return nil }
+                reason = "Last-Modified: \(modified), not after the file's time; \(size) bytes as the file has"
+            } else {
+                return nil
+            }
         } catch {
             throw FastgetError.from(error, url: url)
         }
         requester.events.take().forEach(hub.publish)
-        guard unchanged else { return nil }
-        tell("\(path) is unchanged on the server (\(condition.name): \(condition.value)); nothing fetched")
+        tell("\(path) is unchanged on the server (\(reason)); nothing fetched")
         let resource = RemoteResource(
             url: url, length: size, acceptsRanges: false, etag: nil, lastModified: nil, contentDisposition: nil)
         return report(path: path, bytes: size, started: started, workers: 0, requester: requester, resumedBytes: size, resource: resource)

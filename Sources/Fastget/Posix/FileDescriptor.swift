@@ -20,19 +20,30 @@ package final class FileDescriptor: @unchecked Sendable {
         return FileDescriptor(descriptor: fd)
     }
 
-    /// Opens an existing file that is not a regular one (a character device, a FIFO) for
-    /// writing only: never created, never truncated. A FIFO without a reader yet is tried again
-    /// after each `wait()`, until one opens it or `wait()` returns true (a stop: then nil).
-    /// Writes block as usual once it is open.
+    /// Opens an existing character device or FIFO for writing only: never created, never
+    /// truncated. A FIFO without a reader yet is tried again after each `wait()`, until one
+    /// opens it or `wait()` returns true (a stop: then nil). What was opened is checked again
+    /// by its descriptor: a regular file put in the path's place meanwhile is refused (`EEXIST`),
+    /// never written over. Writes block as usual once it is open.
     package static func openForStreaming(_ path: String, wait: () -> Bool) throws(SystemError) -> FileDescriptor? {
         while true {
             let fd = Glibc.open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
             if fd >= 0 {
+                let file = FileDescriptor(descriptor: fd)
+                var info = stat()
+                let kind = fstat(fd, &info) == 0 ? FileSystem.kind(mode: info.st_mode) : nil
+                guard kind == .characterDevice || kind == .fifo else {
+                    try? file.close()
+                    throw SystemError("open", errno: EEXIST)
+                }
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-                return FileDescriptor(descriptor: fd)
+                return file
             }
             let code = errno
-            guard code == ENXIO || code == EINTR else { throw SystemError("open", errno: code) }
+            if code == EINTR { continue }
+            // ENXIO: a FIFO without a reader, worth waiting for; anything else (a socket, a
+            // terminal device with no terminal) stays that way.
+            guard code == ENXIO, FileSystem.kind(path) == .fifo else { throw SystemError("open", errno: code) }
             if wait() { return nil }
         }
     }

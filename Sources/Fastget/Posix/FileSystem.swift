@@ -33,7 +33,12 @@ package enum FileSystem {
     package static func kind(_ path: String) -> Kind? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
+        return kind(mode: info.st_mode)
+    }
+
+    /// The kind of file a `st_mode` describes.
+    static func kind(mode: mode_t) -> Kind {
+        switch mode & S_IFMT {
         case S_IFREG: return .regular
         case S_IFDIR: return .directory
         case S_IFCHR: return .characterDevice

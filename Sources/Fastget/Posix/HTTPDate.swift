@@ -14,7 +14,8 @@ package enum HTTPDate {
             let year = Int(parts[3])
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2])
+        guard clock.count == 3, (1000...9999).contains(year), (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]),
+            (0...60).contains(clock[2])
         else { return nil }
         var fields = tm()
         (fields.tm_year, fields.tm_mon, fields.tm_mday) = (Int32(year - 1900), Int32(month), Int32(day))

@@ -22,11 +22,14 @@ enum CompletionMark {
     }
 
     /// The strong ETag the file at `path` was completed under, when it was this `url`'s (for
-    /// `If-None-Match`).
+    /// `If-None-Match`), and untouched since: its length and modification time still the
+    /// mark's (a file written since is not that version any more, whatever the server says).
     static func etag(_ path: String, url: String) -> String? {
-        guard FileSystem.attribute(path, origin) == url, let text = FileSystem.attribute(path, complete) else { return nil }
+        guard FileSystem.attribute(path, origin) == url, let text = FileSystem.attribute(path, complete),
+            let size = FileSystem.size(path), let mtime = FileSystem.modificationTime(path)
+        else { return nil }
         let lines = text.split(separator: "\n")
-        guard lines.count == 3, lines[1].hasPrefix("ETag ") else { return nil }
+        guard lines.count == 3, lines[0] == "\(size)", lines[2] == mtime, lines[1].hasPrefix("ETag ") else { return nil }
         return String(lines[1].dropFirst(5))
     }
 
