@@ -35,15 +35,16 @@ enum ConfigurationFile {
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.prefix { $0 != "#" }.trimmingBlanks()
             guard !line.isEmpty else { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks() }
+            let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingBlanks() }
             let key = parts[0]
             let place = "\(path):\(number + 1)"
+            guard !key.isEmpty else { throw UsageError(message: "\(place): no option before '='") }
             guard let option = CommandLineOption.all.first(where: { $0.long == key || $0.aliases.contains("--" + key) }),
                 !["help", "version", "completion", "no-config"].contains(option.long)
             else {
                 throw UsageError(message: "\(place): unknown option '\(key)'")
             }
-            var value: String? = parts.count > 1 ? parts[1] : nil
+            var value: String? = parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil
             if !option.takesValue {
                 guard value == nil || value == "true" || value == "false" else {
                     throw UsageError(message: "\(place): \(key) is on or off: write '\(key)' or '\(key) = false'")

@@ -35,8 +35,14 @@ enum SingleDownload {
                     })
             } catch {
                 line?.clear()
-                guard error.code == .cancelled, !invocation.json else { throw error }
+                guard error.code == .cancelled else { throw error }
                 let timedOut = SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent)
+                if invocation.json {
+                    // --max-time is a temporary failure (75), as without --json.
+                    guard timedOut else { throw error }
+                    let limit = Format.duration(invocation.maximumTime)
+                    throw FastgetError(.temporary, "stopped after --max-time \(limit)", hint: error.hint)
+                }
                 Console.write(stop.line(error, toStream: download.writesAsStream, maximumTime: timedOut ? invocation.maximumTime : nil))
                 return timedOut ? FastgetError.Code.temporary.exitCode : error.exitCode
             }

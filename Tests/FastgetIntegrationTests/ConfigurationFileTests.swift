@@ -42,6 +42,8 @@ import Testing
         let path = directory.file("config/fastget/config")
         let unknown = try run([server.url()], config: "quiet\nsegmnts = 4\n", in: directory)
         #expect(unknown.status == 64 && unknown.stderr.hasPrefix("fastget: error: \(path):2: unknown option 'segmnts'"), "\(unknown.stderr)")
+        let nameless = try run([server.url()], config: "# a comment\n=\n", in: directory)
+        #expect(nameless.status == 64 && nameless.stderr.hasPrefix("fastget: error: \(path):2: no option before '='"), "\(nameless.stderr)")
         let bad = try run([server.url()], config: "segments = 99\n", in: directory)
         #expect(bad.status == 64 && bad.stderr.hasPrefix("fastget: error: \(path):1: option --segments "), "\(bad.stderr)")
         let skipped = try run(["-q", "--no-config", "-o", "c.bin", server.url()], config: "segmnts = 4\n", in: directory)

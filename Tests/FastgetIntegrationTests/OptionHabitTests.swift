@@ -97,6 +97,10 @@ import Testing
         let rerun = try runProcess(try fastgetExecutable(), ["-q", "-n", "2", "-o", "m.bin", server.url()], in: directory.path)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("m.bin")) == SHA256.hex(data))
+        // The same exit status with --json, and its error event says so.
+        let json = try runProcess(try fastgetExecutable(), ["--json"] + arguments.dropLast(3) + ["-o", "j.bin", server.url()], in: directory.path)
+        #expect(json.status == 75, "\(json.stderr)")
+        #expect(json.stdout.contains("\"exit_code\":75") && json.stdout.contains("stopped after --max-time"), "\(json.stdout)")
     }
 
     @Test func aUserWithoutAPasswordIsAskedOnATerminalAndRefusedElsewhere() throws {

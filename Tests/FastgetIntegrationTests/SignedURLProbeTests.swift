@@ -38,6 +38,28 @@ import Testing
         #expect(stream.status == 0 && stream.stdout.hasPrefix(SHA256.hex(data)), "\(stream.stderr)")
     }
 
+    @Test func theGETStartsFromTheURLGivenNotFromWhereTheHEADWasSent() throws {
+        // HEAD alone is redirected, to a page that refuses it and answers GET with a 200 page:
+        // the fallback GET asks the URL given, and gets the file.
+        let file = TestFile(data)
+        let server = try TestServer { request in
+            switch (request.method, request.target) {
+            case ("HEAD", "/f"): return .redirect(status: 302, location: "/denied")
+            case ("HEAD", _): return .status(403, body: "")
+            case (_, "/denied"): return .status(200, body: "<html>denied</html>")
+            default: return .file(file)
+            }
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data(data.prefix(1 << 20)).write(to: URL(fileURLWithPath: directory.file("s.bin")))
+        let result = try runProcess(
+            try fastgetExecutable(), ["-q", "--retries", "0", "-c", "-o", "s.bin", server.url("/f")], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("s.bin")) == SHA256.hex(data))
+        #expect(!server.requests.contains { $0.method == "GET" && $0.target == "/denied" }, "\(server.requests.map(\.target))")
+    }
+
     @Test func theGETsAnswerIsTheError() throws {
         let server = try server(headStatus: 405, getStatus: 403)
         let directory = try TemporaryDirectory()

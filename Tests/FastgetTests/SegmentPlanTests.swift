@@ -64,5 +64,8 @@ struct SplitMix64: RandomNumberGenerator {
         // Never halves below the minimum; never fewer segments than asked before.
         #expect(SegmentPlan.resplit(records, segments: 64, minimumSize: 3 * mib).count == 4)
         #expect(SegmentPlan.resplit(records, segments: 1, minimumSize: mib) == records)
+        // A one-byte rest and no minimum: no empty segments without end.
+        let almost = [SegmentRecord(start: 0, end: 10, written: 9)]
+        #expect(SegmentPlan.resplit(almost, segments: 8, minimumSize: 0) == almost)
     }
 }

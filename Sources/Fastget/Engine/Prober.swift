@@ -26,7 +26,7 @@ struct Prober {
         park(connection)
         let headLength = headUsable ? head.contentLength : nil
 
-        (connection, head, url) = try follow("GET", from: url, extra: [("Range", "bytes=0-0")])
+        (connection, head, url) = try follow("GET", from: start, extra: [("Range", "bytes=0-0")])
         switch head.status {
         case 206:
             guard let range = try head.contentRange(), range.first == 0, range.last == 0 else {
@@ -67,7 +67,7 @@ struct Prober {
         }
         if head.status == 404 || head.status == 410 { throw FastgetError.status(head, url: url) }
         park(connection)
-        (connection, head, url) = try follow("GET", from: url, extra: conditions + [("Range", "bytes=0-0")])
+        (connection, head, url) = try follow("GET", from: start, extra: conditions + [("Range", "bytes=0-0")])
         guard head.status == 304 || (200...299).contains(head.status) else {
             connection.shutdown()
             throw FastgetError.status(head, url: url)

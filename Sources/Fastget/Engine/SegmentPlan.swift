@@ -26,7 +26,7 @@ package enum SegmentPlan {
             else { break }
             let record = records[index]
             let half = (record.end - record.written) / 2
-            guard half >= minimumSize else { break }
+            guard half >= max(1, minimumSize) else { break }
             let middle = record.written + half
             records[index] = SegmentRecord(start: record.start, end: middle, written: record.written)
             records.insert(SegmentRecord(start: middle, end: record.end, written: middle), at: index + 1)

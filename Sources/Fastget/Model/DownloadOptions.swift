@@ -126,6 +126,7 @@ public struct DownloadOptions: Sendable {
         guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
         guard progressInterval > 0 else { throw FastgetError(.usage, "the progress interval must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
+        guard minimumSegmentSize >= 1 else { throw FastgetError(.usage, "the minimum segment size must be at least 1 byte") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         for header in headers {
             let text = header.name + header.value
