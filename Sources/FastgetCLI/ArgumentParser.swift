@@ -93,6 +93,9 @@ enum ArgumentParser {
         if invocation.json && invocation.options.outputDescriptor != nil {
             throw UsageError(message: "--json and -o - both want standard output")
         }
+        if invocation.json, let output = invocation.options.output, ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(output) {
+            throw UsageError(message: "--json and -o \(output) both want standard output")
+        }
         if invocation.dryRun && invocation.inputFile != nil {
             throw UsageError(message: "--dry-run takes one URL, not -i")
         }

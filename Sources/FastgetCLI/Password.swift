@@ -28,7 +28,15 @@ enum Password {
         Console.write("Enter password for \(user): ", to: terminal)
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        reading: while read(terminal, &byte, 1) == 1 {
+        reading: while true {
+            // The signals are blocked: a SIGTERM or SIGHUP (kill, a closed terminal) waits
+            // pending, and is looked for between keys.
+            var ready = pollfd(fd: terminal, events: Int16(POLLIN), revents: 0)
+            guard !signalPending() else { return false }
+            guard poll(&ready, 1, 200) != 0 else { continue }
+            let count = read(terminal, &byte, 1)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count == 1 else { return false } // the terminal is gone: nothing is sent
             switch byte {
             case 0x0A, 0x0D: break reading
             case 0x03,
@@ -43,5 +51,12 @@ enum Password {
         Console.write("\n", to: terminal)
         invocation.options.password = String(decoding: line, as: UTF8.self)
         return true
+    }
+
+    /// Whether a signal that ends the program waits, blocked.
+    private static func signalPending() -> Bool {
+        var pending = sigset_t()
+        guard sigpending(&pending) == 0 else { return false }
+        return [SIGTERM, SIGHUP, SIGINT, SIGQUIT].contains { sigismember(&pending, $0) == 1 }
     }
 }

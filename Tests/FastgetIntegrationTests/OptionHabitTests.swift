@@ -145,14 +145,27 @@ import Testing
         #expect(!String(decoding: seen, as: UTF8.self).contains("s3cret"), "not echoed")
     }
 
-    @Test func ctrlCAtThePromptCancelsAndRestoresTheTerminal() throws {
+    /// The processes whose command line has `word` among its arguments.
+    func processes(with word: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return line.split(separator: 0).contains { String(decoding: $0, as: UTF8.self) == word }
+        }
+    }
+
+    /// Ctrl-C typed, or a SIGTERM sent (kill, a service manager), while it asks.
+    @Test(arguments: [false, true])
+    func aStopAtThePromptCancelsAndRestoresTheTerminal(terminated: Bool) throws {
         guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
         let server = try TestServer { _ in .status(401, body: "who?") }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["-qec", "'\(try fastgetExecutable())' -u alice -o c.bin '\(server.url())'; stty -a | grep -o ' echo '", "/dev/null"]
+        process.arguments = [
+            "-qec", "'\(try fastgetExecutable())' -u 'alice-\(directory.path)' -o c.bin '\(server.url())'; stty -a | grep -o ' echo '", "/dev/null",
+        ]
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         let (input, output) = (Pipe(), Pipe())
         (process.standardInput, process.standardOutput) = (input, output)
@@ -160,12 +173,18 @@ import Testing
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
         var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice: ") {
+        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice-\(directory.path): ") {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             seen += chunk
         }
-        input.fileHandleForWriting.write(Data([0x03]))
+        if terminated {
+            let asking = processes(with: "alice-\(directory.path)")
+            #expect(asking.count == 1)
+            for pid in asking { kill(pid, SIGTERM) }
+        } else {
+            input.fileHandleForWriting.write(Data([0x03]))
+        }
         #expect(exited.wait(timeout: .now() + 30) == .success)
         let text = String(decoding: seen + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.contains("fastget: cancelled"), "\(text)")

@@ -71,5 +71,7 @@ import Testing
         defer { directory.remove() }
         let result = try runProcess(try fastgetExecutable(), ["--json", "-o", "-", "http://h/f"], in: directory.path, timeout: 30)
         #expect(result.status == 64 && result.stderr.hasPrefix("fastget: error: --json and -o - both want standard output\n"))
+        let named = try runProcess(try fastgetExecutable(), ["--json", "-o", "/dev/stdout", "http://h/f"], in: directory.path, timeout: 30)
+        #expect(named.status == 64 && named.stderr.hasPrefix("fastget: error: --json and -o /dev/stdout both want standard output\n"))
     }
 }
