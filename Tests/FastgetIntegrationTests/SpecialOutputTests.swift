@@ -60,8 +60,11 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["fifo"])
     }
 
-    /// Starts `fastget -o fifo` and waits (bounded) until it says it waits for a reader.
-    func startWaiting(on fifo: String, _ server: TestServer) throws -> (Process, DispatchSemaphore) {
+    /// Makes a FIFO in `directory`, starts `fastget -o FIFO` and waits (bounded) until it says
+    /// it waits for a reader.
+    func startWaiting(in directory: TemporaryDirectory, _ server: TestServer) throws -> (fifo: String, Process, DispatchSemaphore) {
+        let fifo = directory.file("fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try fastgetExecutable())
         process.arguments = ["-o", fifo, server.url()]
@@ -77,18 +80,16 @@ import Testing
             waiting = String(decoding: said, as: UTF8.self).contains("waiting for a reader of \(fifo)")
         }
         #expect(waiting)
-        return (process, exited)
+        return (fifo, process, exited)
     }
 
     @Test func aFIFOWithoutAReaderIsWaitedForUntilInterrupted() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let fifo = directory.file("fifo")
-        #expect(mkfifo(fifo, 0o644) == 0)
         // It waits for a reader (and says so) instead of failing or blocking where Ctrl-C
         // cannot reach.
-        let (process, exited) = try startWaiting(on: fifo, server)
+        let (fifo, process, exited) = try startWaiting(in: directory, server)
         kill(process.processIdentifier, SIGINT)
         #expect(exited.wait(timeout: .now() + 10) == .success)
         #expect(process.terminationStatus == 130)
@@ -99,9 +100,7 @@ import Testing
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let fifo = directory.file("fifo")
-        #expect(mkfifo(fifo, 0o644) == 0)
-        let (process, exited) = try startWaiting(on: fifo, server)
+        let (fifo, process, exited) = try startWaiting(in: directory, server)
         let mine = Data("the user's own file\n".utf8)
         try mine.write(to: URL(fileURLWithPath: directory.file("mine")))
         #expect(rename(directory.file("mine"), fifo) == 0)
