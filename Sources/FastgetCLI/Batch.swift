@@ -33,6 +33,7 @@ enum Batch {
         var firstFailure: Int32?
         var added: [Download] = []
         let display = !invocation.quiet && !invocation.json && Console.stderrIsTerminal ? BatchDisplay(count: urls.count) : nil
+        queue.onEvent { download, event in report(event, of: download, invocation, display) }
         for line in urls {
             // Several URLs on one line, separated by blanks, are mirrors of one file.
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
@@ -40,7 +41,6 @@ enum Batch {
             do throws(FastgetError) {
                 let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
                 guard !added.contains(where: { $0 === download }) else { continue } // listed twice
-                observe(download, invocation, display)
                 added.append(download)
             } catch {
                 Console.error(error.message, hint: error.hint)
@@ -75,29 +75,27 @@ enum Batch {
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
-    private static func observe(_ download: Download, _ invocation: Invocation, _ display: BatchDisplay?) {
+    private static func report(_ event: DownloadEvent, of download: Download, _ invocation: Invocation, _ display: BatchDisplay?) {
         let url = download.url.description
-        download.onEvent { [weak download] event in
-            if invocation.json { JSONEvents.write(event, url: url) }
-            switch event {
-            case .progress(let progress):
-                let name = (download?.destination ?? url).split(separator: "/").last.map(String.init) ?? url
-                display?.update(url, name: name, progress)
-            case .completed(let report):
-                if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest, url: url) }
-                guard !invocation.quiet && !invocation.json else { return }
-                // Nothing fetched: an earlier run of the list completed it.
-                let text =
-                    report.workers == 0
-                    ? "fastget: \(report.path) is already complete\n" : Summary.line(report, saved: "saved \(report.path)", details: false)
-                if let display { display.print(text, finishing: url) } else { Console.write(text) }
-            case .failed(let error):
-                if invocation.json { JSONEvents.error(error, url: url) }
-                let text = "fastget: error: \(url): \(error.message)\n" + (error.hint.map { "hint: \($0)\n" } ?? "")
-                if let display { display.print(text, finishing: url) } else { Console.write(text) }
-            default:
-                break
-            }
+        if invocation.json { JSONEvents.write(event, url: url) }
+        switch event {
+        case .progress(let progress):
+            let name = download.destination.split(separator: "/").last.map(String.init) ?? url
+            display?.update(url, name: name, progress)
+        case .completed(let report):
+            if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest, url: url) }
+            guard !invocation.quiet && !invocation.json else { return }
+            // Nothing fetched: an earlier run of the list completed it.
+            let text =
+                report.workers == 0
+                ? "fastget: \(report.path) is already complete\n" : Summary.line(report, saved: "saved \(report.path)", details: false)
+            if let display { display.print(text, finishing: url) } else { Console.write(text) }
+        case .failed(let error):
+            if invocation.json { JSONEvents.error(error, url: url) }
+            let text = "fastget: error: \(url): \(error.message)\n" + (error.hint.map { "hint: \($0)\n" } ?? "")
+            if let display { display.print(text, finishing: url) } else { Console.write(text) }
+        default:
+            break
         }
     }
 

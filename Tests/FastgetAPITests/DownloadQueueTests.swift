@@ -37,6 +37,25 @@ import Testing
         #expect(later.state == .completed)
     }
 
+    @Test func theQueuesHandlerSeesEveryDownloadFromItsFirstEvent() throws {
+        let server = try server(rate: 4 * 1_048_576)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 4, options: testOptions(directory, segments: 1))
+        let urls = (0..<8).map { server.url("/f\($0)") }
+        for url in urls { try queue.add(url) }
+        #expect(queue.waitUntilIdle(timeout: 30))
+        // Again: each file is complete already, and its download ends as soon as it starts,
+        // before `add` returns as often as not. The queue's handler is on it before it starts.
+        let completed = Locked<[String]>([])
+        queue.onEvent { download, event in
+            if case .completed(let report) = event, report.workers == 0 { completed.withLock { $0.append(download.url.description) } }
+        }
+        for url in urls { try queue.add(url) }
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(completed.withLock { $0 }.sorted() == urls.sorted())
+    }
+
     @Test func neverRunsMoreThanTheLimitAtOnce() throws {
         // 96 KiB at 384 KiB/s: each download lasts about a quarter of a second.
         let server = try server(rate: 384 * 1024)

@@ -10,23 +10,22 @@ func downloadAll(_ urls: [String], into directory: String, print: @escaping @Sen
     options.segments = 4
     options.retries = 2
     let queue = try DownloadQueue(directory: directory, maximumActive: 2, options: options)
-    for url in urls {
-        let download = try queue.add(url)
-        download.onEvent { event in
-            switch event {
-            case .progress(let progress):
-                let total = progress.totalBytes.map { " of \($0)" } ?? ""
-                print("\(download.destination): \(progress.completedBytes)\(total) bytes")
-            case .completed(let report):
-                print("\(report.path): done, \(report.bytes) bytes in \(report.seconds) s")
-            case .failed(let error):
-                // A typed error: a category, the exit code the CLI would use, one sentence.
-                print("\(download.url): failed (\(error.code), exit \(error.exitCode)): \(error.message)")
-            default:
-                break
-            }
+    // Set before adding: a download may end as soon as it is added (a file already complete).
+    queue.onEvent { download, event in
+        switch event {
+        case .progress(let progress):
+            let total = progress.totalBytes.map { " of \($0)" } ?? ""
+            print("\(download.destination): \(progress.completedBytes)\(total) bytes")
+        case .completed(let report):
+            print("\(report.path): done, \(report.bytes) bytes in \(report.seconds) s")
+        case .failed(let error):
+            // A typed error: a category, the exit code the CLI would use, one sentence.
+            print("\(download.url): failed (\(error.code), exit \(error.exitCode)): \(error.message)")
+        default:
+            break
         }
     }
+    for url in urls { try queue.add(url) }
     queue.waitUntilIdle()
     return queue.downloads.filter { $0.state == .failed }.count
 }

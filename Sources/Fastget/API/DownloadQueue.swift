@@ -29,6 +29,8 @@ public final class DownloadQueue: Sendable {
         var downloads: [Download] = []
         /// Downloads the queue started that have not yet paused or ended.
         var launched: Set<ObjectIdentifier> = []
+        /// What `onEvent` registered, given to each download added since.
+        var observers: [@Sendable (Download, DownloadEvent) -> Void] = []
     }
 
     /// - Parameters:
@@ -58,6 +60,13 @@ public final class DownloadQueue: Sendable {
     /// Every download in the queue, in the order they were added (restored ones first).
     public var downloads: [Download] { state.withLock { $0.downloads } }
 
+    /// Calls `handler` with every event of every download added from now on, from its first:
+    /// a download that ends as soon as it starts (a file already complete) is seen too, which
+    /// `Download.onEvent` called after `add` may miss. Called on the download's threads.
+    public func onEvent(_ handler: @escaping @Sendable (Download, DownloadEvent) -> Void) {
+        state.withLock { $0.observers.append(handler) }
+    }
+
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
     /// starts it when a slot is free. Returns the download already in the queue for the same URL
     /// when there is one that has not ended (resuming it if it was paused).
@@ -84,6 +93,9 @@ public final class DownloadQueue: Sendable {
             }
             entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
             entries.downloads.append(candidate)
+            for observer in entries.observers {
+                candidate.onEvent { [weak candidate] event in if let candidate { observer(candidate, event) } }
+            }
             return .success(candidate)
         }
         let download = try result.get()
