@@ -113,6 +113,36 @@ import Testing
 /// `-u USER` on a terminal: the password is asked for without echo (under script(1), which
 /// gives the command a terminal of its own).
 @Suite struct PasswordPromptTests {
+    /// A shell `command` run under script(1), started and read up to `prompt` (bounded by its
+    /// exit); what it printed since comes with `finish`.
+    final class OnATerminal {
+        let process = Process()
+        let input = Pipe()
+        private let output = Pipe()
+        private let exited = DispatchSemaphore(value: 0)
+        private var seen = Data()
+
+        init(_ script: String, _ command: String, in directory: String, until prompt: String) throws {
+            process.executableURL = URL(fileURLWithPath: script)
+            process.arguments = ["-qec", command, "/dev/null"]
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            (process.standardInput, process.standardOutput) = (input, output)
+            process.terminationHandler = { [exited] _ in exited.signal() }
+            try process.run()
+            while !String(decoding: seen, as: UTF8.self).contains(prompt) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += chunk
+            }
+        }
+
+        /// Waits (at most 30 s) for it to exit; everything it printed, or nil when it did not exit.
+        func finish() -> String? {
+            guard exited.wait(timeout: .now() + 30) == .success else { return nil }
+            return String(decoding: seen + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+    }
+
     @Test func thePasswordIsAskedForWithoutEcho() throws {
         guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
         let data = testBytes(count: 256 * 1024, seed: 112)
@@ -121,28 +151,15 @@ import Testing
         let server = try TestServer { request in request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?") }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["-qec", "'\(try fastgetExecutable())' -q -u alice -o p.bin '\(server.url())'", "/dev/null"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let (input, output) = (Pipe(), Pipe())
-        (process.standardInput, process.standardOutput) = (input, output)
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        let terminal = try OnATerminal(
+            script, "'\(try fastgetExecutable())' -q -u alice -o p.bin '\(server.url())'", in: directory.path,
+            until: "Enter password for alice: ")
         // Type the password once the prompt is there (echo is off by then).
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice: ") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
-        input.fileHandleForWriting.write(Data("s3cret\n".utf8))
-        #expect(exited.wait(timeout: .now() + 30) == .success)
-        seen += output.fileHandleForReading.readDataToEndOfFile()
-        #expect(process.terminationStatus == 0, "\(String(decoding: seen, as: UTF8.self))")
+        terminal.input.fileHandleForWriting.write(Data("s3cret\n".utf8))
+        let text = try #require(terminal.finish())
+        #expect(terminal.process.terminationStatus == 0, "\(text)")
         #expect(SHA256.hex(ofFile: directory.file("p.bin")) == SHA256.hex(data))
-        #expect(!String(decoding: seen, as: UTF8.self).contains("s3cret"), "not echoed")
+        #expect(!text.contains("s3cret"), "not echoed")
     }
 
     /// The processes whose command line has `word` among its arguments.
@@ -161,32 +178,18 @@ import Testing
         let server = try TestServer { _ in .status(401, body: "who?") }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = [
-            "-qec", "'\(try fastgetExecutable())' -u 'alice-\(directory.path)' -o c.bin '\(server.url())'; stty -a | grep -o ' echo '", "/dev/null",
-        ]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let (input, output) = (Pipe(), Pipe())
-        (process.standardInput, process.standardOutput) = (input, output)
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("Enter password for alice-\(directory.path): ") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        let user = "alice-\(directory.path)"
+        let terminal = try OnATerminal(
+            script, "'\(try fastgetExecutable())' -u '\(user)' -o c.bin '\(server.url())'; stty -a | grep -o ' echo '",
+            in: directory.path, until: "Enter password for \(user): ")
         if terminated {
-            let asking = processes(with: "alice-\(directory.path)")
+            let asking = processes(with: user)
             #expect(asking.count == 1)
             for pid in asking { kill(pid, SIGTERM) }
         } else {
-            input.fileHandleForWriting.write(Data([0x03]))
+            terminal.input.fileHandleForWriting.write(Data([0x03]))
         }
-        #expect(exited.wait(timeout: .now() + 30) == .success)
-        let text = String(decoding: seen + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = try #require(terminal.finish())
         #expect(text.contains("fastget: cancelled"), "\(text)")
         #expect(text.contains(" echo "), "echo is back on: \(text)")
         #expect(server.requests.isEmpty, "nothing was sent")
