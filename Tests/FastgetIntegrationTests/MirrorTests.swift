@@ -8,12 +8,17 @@ import Testing
 @Suite struct MirrorTests {
     let data = testBytes(count: 8 << 20, seed: 71)
 
+    /// Servers here send 4 MiB/s per connection: 8 MiB over four connections takes half a
+    /// second, so that every mirror's probe (answered in milliseconds) comes long before the
+    /// first server alone could have finished, and the mirrors surely serve ranges.
+    static let paced = TestServer.Configuration(rate: { _ in 4 * 1_048_576 })
+
     /// A server of `data` whose file has the validator `etag` (mirrors' ETags differ).
     func server(etag: String, _ change: (inout TestFile) -> Void = { _ in }) throws -> TestServer {
         var file = TestFile(data)
         file.etag = etag
         change(&file)
-        return try TestServer(file: file)
+        return try TestServer(file: file, MirrorTests.paced)
     }
 
     func download(_ url: String, mirrors: [String], segments: Int = 4, _ change: (inout DownloadOptions) -> Void = { _ in })
@@ -162,7 +167,7 @@ import Testing
         let primary = try server(etag: "\"a\"") { $0.extraFields = ["Repr-Digest: sha-256=:\(digest.base64EncodedString()):"] }
         var lying = TestFile(bad)
         lying.etag = "\"b\""
-        let mirror = try TestServer(file: lying)
+        let mirror = try TestServer(file: lying, MirrorTests.paced)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try runProcess(

@@ -24,11 +24,13 @@ struct NginxMirrorTests {
     func ranged(_ nginx: Nginx) -> [String] { nginx.accessLog().filter { $0.hasPrefix("GET /n.bin 206 \"bytes=") } }
 
     @Test func nginxAndTheTestServerServeOneFile() throws {
-        let nginx = try Nginx(files: ["n.bin": data])
+        // Paced (about a second), so that the mirror's probe, answered in milliseconds, comes
+        // long before nginx alone could have sent the whole file.
+        let nginx = try Nginx(files: ["n.bin": data], extraConfiguration: "limit_rate 2m;", listenOptions: "sndbuf=32k")
         defer { nginx.stop() }
         var file = TestFile(data)
         file.etag = "\"other\""
-        let mirror = try TestServer(file: file)
+        let mirror = try TestServer(file: file, TestServer.Configuration(rate: { _ in 2 * 1_048_576 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let report = try Download(url: nginx.url("/n.bin"), options: options(directory, mirrors: [mirror.url("/n.bin")])).run()
