@@ -231,8 +231,10 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         defer { directory.remove() }
         let output = directory.file("f.bin")
         try Data(data[0..<1_500_000]).write(to: URL(fileURLWithPath: output))
-        // A .part from an earlier download that was not resumed: full length, other bytes.
+        // A .part from an earlier download that was not resumed: full length, other bytes,
+        // fastget's by its mark.
         try Data(count: data.count).write(to: URL(fileURLWithPath: output + ".part"))
+        #expect(try FileDescriptor.openRegular(output + ".part").setAttribute(SidecarFiles.partMark, "1"))
         // Stop -c between its journal and the move of the user's file (the second rename).
         let stopped = try FaultRun("fail=rename@2", ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
         try stopped.requireInjector()

@@ -1,4 +1,7 @@
 @testable import Fastget
+import FastgetTestSupport
+import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -18,6 +21,52 @@ import Testing
     @Test(arguments: ["dir/.fastget", ".fastget", "dir/a.iso", "dir/a.iso.fastget.lock", "dir/a.fastget.tmp"])
     func anythingElseNamesNone(path: String) {
         #expect(SidecarFiles.owning(journal: path) == nil)
+    }
+
+    /// The journal's temporary is `NAME.fastget.<pid>-<n>.tmp`: easy to guess. Links planted at
+    /// the next names are passed over, their target untouched, and the journal still written.
+    @Test func aLinkAtTheJournalsTemporaryNameIsNeverWrittenThrough() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let victim = directory.file("victim")
+        let mine = Data("the user's file\n".utf8)
+        try mine.write(to: URL(fileURLWithPath: victim))
+        let journalPath = directory.file("f.bin.fastget")
+        // The name this process used last tells the next ones.
+        let last = SidecarFiles.temporary(forJournal: journalPath)
+        let counter = try #require(Int(last.dropLast(4).split(separator: "-").last ?? ""))
+        let planted = (1...3).map { journalPath + ".\(getpid())-\(counter + $0).tmp" }
+        for path in planted { #expect(symlink(victim, path) == 0) }
+        let journal = Journal(
+            url: "http://h/f", finalURL: "http://h/f", length: 10, validator: nil, segments: [Journal.Entry(start: 0, end: 10, written: 0)])
+        try Checkpointer.write(journal, to: journalPath, durably: true)
+        #expect(FileManager.default.contents(atPath: victim) == mine)
+        #expect(try Checkpointer.load(journalPath)?.get() == journal)
+        for path in planted { #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == victim) }
+    }
+
+    /// Every sidecar of a name of the longest length fastget derives fits within `NAME_MAX`,
+    /// the temporary with the largest pid and counter too.
+    @Test func theLongestDerivedNameLeavesRoomForEverySidecar() {
+        let name = FileName.sanitized(Array(repeating: UInt8(ascii: "x"), count: 300)) ?? ""
+        let files = SidecarFiles(name)
+        let temporary = files.journal + ".\(Int32.max)-999999.tmp"
+        #expect([files.part, files.journal, files.lock, temporary].map(\.utf8.count).max() == 255)
+        #expect(SidecarFiles.temporary(forJournal: files.journal).utf8.count <= 255)
+    }
+
+    @Test(arguments: [225, 226, 240])
+    func aGivenNameTooLongForItsSidecarsIsRefused(bytes: Int) {
+        let files = SidecarFiles("dir/" + String(repeating: "y", count: bytes))
+        let refused: Bool
+        do throws(FastgetError) {
+            try files.checkNameLength()
+            refused = false
+        } catch {
+            refused = true
+            #expect(error.exitCode == 73 && error.message.contains("is \(bytes) bytes; fastget needs at most 225"))
+        }
+        #expect(refused == (bytes > 225))
     }
 }
 

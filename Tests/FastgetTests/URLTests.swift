@@ -144,6 +144,7 @@ import Testing
 
     @Test func limitsNameLength() {
         let name = FileName.sanitized(Array(repeating: UInt8(ascii: "a"), count: 1000))
-        #expect(name?.utf8.count == 240)
+        #expect(name?.utf8.count == SidecarFiles.longestNameBytes)
+        #expect(SidecarFiles.longestNameBytes == 225)
     }
 }

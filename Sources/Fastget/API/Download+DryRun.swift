@@ -14,6 +14,10 @@ extension Download {
             destination = options.directory == "." ? name : options.directory + "/" + name
         }
         let files = SidecarFiles(destination)
+        // What a run would refuse before any byte, refused here too (and a FIFO at the
+        // journal's name is never opened).
+        try files.checkNameLength()
+        try files.refuseUnlessRegular()
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(resource), segments: [])

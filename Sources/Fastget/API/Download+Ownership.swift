@@ -5,7 +5,10 @@ extension Download {
     /// Takes the lock on `destination`'s files; throws `.cannotCreateOutput` when another
     /// download holds it.
     static func own(_ destination: String) throws(FastgetError) -> FileLock {
-        let path = SidecarFiles(destination).lock
+        let files = SidecarFiles(destination)
+        try files.checkNameLength()
+        let path = files.lock
+        if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)

@@ -32,6 +32,9 @@ extension Download {
         {
             return report
         }
+        // A name too long for its sidecars is refused before any request (and again in `own`
+        // for a name the server gives).
+        try SidecarFiles(destination).checkNameLength()
         if let unchanged = try unchangedSince(requester, started: started, tell: tell) { return unchanged }
         var restarts = 0
         var singleStream = false

@@ -48,7 +48,7 @@ extension Download {
         case .blockDevice?:
             throw FastgetError(
                 .cannotCreateOutput, "\(path) is a block device", hint: "fastget writes files, not disks: save the file, then copy it")
-        case .socket?, .other?:
+        case .socket?, .symbolicLink?, .other?:
             throw FastgetError(.cannotCreateOutput, "\(path) is neither a file, a device nor a FIFO: nothing can be written to it")
         case .characterDevice?, .fifo?:
             var told = false

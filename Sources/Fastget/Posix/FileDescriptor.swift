@@ -10,14 +10,31 @@ package final class FileDescriptor: @unchecked Sendable {
 
     deinit { if !isClosed { Glibc.close(descriptor) } }
 
-    /// Opens `path` for reading and writing, creating it with mode 0644 when `create` is set,
-    /// emptying it when `truncate` is set. The corresponding C function is `open`.
-    package static func open(_ path: String, create: Bool, truncate: Bool) throws(SystemError) -> FileDescriptor {
-        var flags = O_RDWR | O_CLOEXEC
-        if create { flags |= O_CREAT }
-        if truncate { flags |= O_TRUNC }
-        let fd = try retryingOnInterrupt("open") { Glibc.open(path, flags, 0o644) }
-        return FileDescriptor(descriptor: fd)
+    /// Creates the file at `path`, which must not exist: anything there, a symbolic link too
+    /// (dangling or not), fails with `EEXIST` and is left as it was. Mode 0644.
+    /// The corresponding C function is `open` with `O_CREAT | O_EXCL | O_NOFOLLOW`.
+    package static func createNew(_ path: String) throws(SystemError) -> FileDescriptor {
+        let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC
+        return FileDescriptor(descriptor: try retryingOnInterrupt("open") { Glibc.open(path, flags, 0o644) })
+    }
+
+    /// Opens the existing regular file at `path`, for reading and writing unless `readOnly`.
+    /// Never through a symbolic link (`ELOOP`), and never waiting: a FIFO or device is opened
+    /// without blocking (`O_NONBLOCK`), seen by `fstat` to be no regular file, and closed
+    /// unread and unwritten (`EEXIST`: something that is not the file asked for is there).
+    package static func openRegular(_ path: String, readOnly: Bool = false) throws(SystemError) -> FileDescriptor {
+        let flags = (readOnly ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+        let file = FileDescriptor(descriptor: try retryingOnInterrupt("open") { Glibc.open(path, flags) })
+        var info = stat()
+        _ = try retryingOnInterrupt("fstat") { fstat(file.descriptor, &info) }
+        guard FileSystem.kind(mode: info.st_mode) == .regular else {
+            try? file.close()
+            throw SystemError("open", errno: EEXIST)
+        }
+        // O_NONBLOCK means nothing for a regular file's reads and writes; cleared all the same,
+        // so that the descriptor behaves as any other.
+        _ = fcntl(file.descriptor, F_SETFL, fcntl(file.descriptor, F_GETFL) & ~O_NONBLOCK)
+        return file
     }
 
     /// Opens an existing character device or FIFO for writing only: never created, never
@@ -138,6 +155,12 @@ package final class FileDescriptor: @unchecked Sendable {
     package func setAttribute(_ name: String, _ value: String) -> Bool {
         let bytes = Array(value.utf8)
         return bytes.withUnsafeBytes { fsetxattr(descriptor, name, $0.baseAddress, $0.count, 0) } == 0
+    }
+
+    /// Removes the extended attribute `name`, if the file has it. The corresponding C function
+    /// is `fremovexattr`.
+    package func removeAttribute(_ name: String) {
+        _ = fremovexattr(descriptor, name)
     }
 
     /// Flushes the data (not necessarily the metadata). The corresponding C function is `fdatasync`.

@@ -24,7 +24,14 @@ package final class FileLock: @unchecked Sendable {
     /// The corresponding C functions are `open`, `flock`, `fstat` and `stat`.
     package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
         for _ in 0..<8 {
-            let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+            guard let fd = try open(path) else { continue } // removed between two opens
+            // A lock file is empty and regular. Anything else at that path is somebody's file
+            // (a download named `x.fastget.lock`, a FIFO): never lock it, or remove it on release.
+            var held = stat()
+            guard fstat(fd, &held) == 0, (held.st_mode & S_IFMT) == S_IFREG, held.st_size == 0 else {
+                Glibc.close(fd)
+                throw SystemError("open", errno: EEXIST)
+            }
             do {
                 _ = try retryingOnInterrupt("flock") { flock(fd, LOCK_EX | LOCK_NB) }
             } catch {
@@ -32,20 +39,27 @@ package final class FileLock: @unchecked Sendable {
                 if error.errno == EWOULDBLOCK { return nil }
                 throw error
             }
-            var held = stat()
             var named = stat()
-            if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
-                // A lock file is empty. Anything else at that path is somebody's file (a
-                // download named `x.fastget.lock`): never lock it, or remove it on release.
-                guard (held.st_mode & S_IFMT) == S_IFREG, held.st_size == 0 else {
-                    Glibc.close(fd)
-                    throw SystemError("open", errno: EEXIST)
-                }
+            if stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
                 return FileLock(path: path, descriptor: fd)
             }
             Glibc.close(fd) // the previous holder removed it meanwhile
         }
         throw SystemError("flock", errno: EAGAIN)
+    }
+
+    /// The lock file at `path`: created anew, or the one there opened without following a link
+    /// and without waiting (a FIFO or device there must not block the start); nil when it went
+    /// between the two attempts.
+    private static func open(_ path: String) throws(SystemError) -> Int32? {
+        let created = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o644)
+        if created >= 0 { return created }
+        guard errno == EEXIST || errno == EINTR else { throw SystemError("open") }
+        do {
+            return try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
+        } catch let error where error.errno == ENOENT {
+            return nil
+        }
     }
 
     /// Removes the lock file, then drops the lock (in that order: nobody can lock the removed

@@ -26,7 +26,15 @@ package enum FileSystem {
 
     /// What a path can name.
     package enum Kind: Sendable, Equatable {
-        case regular, directory, characterDevice, blockDevice, fifo, socket, other
+        case regular, directory, characterDevice, blockDevice, fifo, socket, symbolicLink, other
+    }
+
+    /// What is at `path` itself, a symbolic link not followed; nil when nothing is.
+    /// The corresponding C function is `lstat`.
+    package static func entryKind(_ path: String) -> Kind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return kind(mode: info.st_mode)
     }
 
     /// What is at `path`, following links; nil when nothing is (or it cannot be told).
@@ -45,6 +53,7 @@ package enum FileSystem {
         case S_IFBLK: return .blockDevice
         case S_IFIFO: return .fifo
         case S_IFSOCK: return .socket
+        case S_IFLNK: return .symbolicLink
         default: return .other
         }
     }

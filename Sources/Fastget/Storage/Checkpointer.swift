@@ -2,7 +2,7 @@
 ///
 /// 1. read every segment's watermark (each covers bytes whose `pwrite`/`splice` has returned);
 /// 2. `fdatasync` the `.part` file — those bytes are now on disk;
-/// 3. write the journal to `<name>.fastget.tmp`, `fsync` it;
+/// 3. write the journal to a temporary beside it, `fsync` it;
 /// 4. rename it over `<name>.fastget`, `fsync` the directory.
 ///
 /// A crash at any point leaves either the previous journal or the new one, each true.
@@ -62,10 +62,11 @@ final class Checkpointer: Checkpointing {
 
     /// Writes `journal` at `path` by way of a temporary file of this process's own, renamed
     /// into place; `durably` syncs the file before the rename and the directory after it.
+    /// The temporary is created exclusively and never through a link: a name someone planted
+    /// (its pid and counter are easy to guess) is passed over, never written through or removed.
     static func write(_ journal: Journal, to path: String, durably: Bool) throws(FastgetError) {
-        let temporaryPath = path + "." + ProcessIdentity.uniqueSuffix() + ".tmp"
+        let (temporaryPath, file) = try createTemporary(for: path)
         do throws(SystemError) {
-            let file = try FileDescriptor.open(temporaryPath, create: true, truncate: true)
             try file.write(journal.encoded(), at: 0)
             if durably { try file.sync() }
             try file.close()
@@ -77,6 +78,24 @@ final class Checkpointer: Checkpointing {
         }
     }
 
+    /// A new temporary for the journal at `path`, created exclusively under the first of a few
+    /// fresh names that is free.
+    private static func createTemporary(for path: String) throws(FastgetError) -> (String, FileDescriptor) {
+        var attempts = 0
+        while true {
+            let temporaryPath = SidecarFiles.temporary(forJournal: path)
+            do {
+                return (temporaryPath, try FileDescriptor.createNew(temporaryPath))
+            } catch let error where error.errno == Errno.fileExists && attempts < 3 {
+                attempts += 1
+            } catch let error where error.errno == Errno.fileExists {
+                throw SidecarFiles.refusal(temporaryPath, FileSystem.entryKind(temporaryPath))
+            } catch {
+                throw FastgetError.local(error, path: path)
+            }
+        }
+    }
+
     /// Removes the journal once the file is complete under its final name.
     func remove() {
         try? FileSystem.remove(path)
@@ -85,7 +104,8 @@ final class Checkpointer: Checkpointing {
     /// Reads the journal at `path`: nil when there is none.
     static func load(_ path: String) -> Result<Journal, JournalError>? {
         guard FileSystem.exists(path) else { return nil }
-        guard let file = try? FileDescriptor.openReadOnly(path), let size = try? file.size(),
+        // Never through a link, never waiting on a FIFO: only a regular file is read.
+        guard let file = try? FileDescriptor.openRegular(path, readOnly: true), let size = try? file.size(),
             size <= Int64(Journal.maximumSegments * 24 + (4 + 2 * Journal.maximumMirrors) * Journal.maximumStringBytes)
         else {
             return .failure(.invalid("unreadable or oversized"))

@@ -86,7 +86,8 @@ package enum FileName {
     }
 
     /// A single safe path component: no "/", NUL or control characters, not "." or "..",
-    /// at most 240 bytes of valid UTF-8. Nil when nothing usable is left.
+    /// at most `SidecarFiles.longestNameBytes` of valid UTF-8, so that `.part`, the journal and its
+    /// temporary fit beside it within `NAME_MAX`. Nil when nothing usable is left.
     package static func sanitized(_ bytes: [UInt8]) -> String? {
         var cleaned: [UInt8] = []
         for byte in bytes {
@@ -97,7 +98,7 @@ package enum FileName {
             }
         }
         var text = String(decoding: cleaned, as: UTF8.self).trimmingASCIISpaces()
-        while text.utf8.count > 240 { text.removeLast() }
+        while text.utf8.count > SidecarFiles.longestNameBytes { text.removeLast() }
         if text.isEmpty || text == "." || text == ".." { return nil }
         return text
     }

@@ -11,17 +11,17 @@ final class OutputFile: WriteTarget, Sendable {
     /// journal where it was (still true) and the final rename.
     private let syncFailure = Locked<FastgetError?>(nil)
 
-    /// Creates (or empties) `<finalPath>.part` and sizes it to `length` when known.
-    /// - Parameter keeping: open the existing `.part` of a resumed download instead; it may be
-    ///   shorter than `length` (a run stopped before growing it), never longer.
+    /// Creates `<finalPath>.part` anew (a regular file there is replaced, anything else refused;
+    /// see `SidecarFiles.replace`) and sizes it to `length` when known.
+    /// - Parameter keeping: open the existing `.part` of a resumed download instead, a regular
+    ///   file only; it may be shorter than `length` (a run stopped before growing it), never longer.
     init(finalPath: String, length: Int64?, keeping: Bool = false) throws(FastgetError) {
         self.finalPath = finalPath
         partPath = SidecarFiles(finalPath).part
-        do {
-            handle = try FileDescriptor.open(partPath, create: !keeping, truncate: !keeping)
-        } catch {
-            throw FastgetError.local(error, path: partPath, creating: true)
-        }
+        handle = keeping ? try SidecarFiles.openExisting(partPath) : try SidecarFiles.replace(partPath)
+        // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
+        // is another program's (`SidecarFiles.partIsForeign`).
+        handle.setAttribute(SidecarFiles.partMark, "1")
         guard let length, length > 0 else { return }
         if keeping {
             let size: Int64
@@ -147,6 +147,7 @@ final class OutputFile: WriteTarget, Sendable {
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
+        handle.removeAttribute(SidecarFiles.partMark) // a finished file is no `.part`
         if let modified { HTTPDate.setModificationTime(handle.descriptor, seconds: modified) }
         if let mark { CompletionMark.mark(handle, as: mark) }
         try sync("fsync") { () throws(SystemError) in try handle.sync() }

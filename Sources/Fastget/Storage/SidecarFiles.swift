@@ -5,6 +5,15 @@ package struct SidecarFiles: Sendable, Equatable {
     static let partSuffix = ".part"
     static let journalSuffix = ".fastget"
     static let lockSuffix = ".fastget.lock"
+    static let temporarySuffix = ".tmp"
+
+    /// The most bytes a sidecar's name adds to `NAME`'s: the journal's temporary,
+    /// `NAME.fastget.<pid>-<n>.tmp`, with the longest pid and counter.
+    package static let longestSuffixBytes = max(
+        partSuffix.utf8.count, lockSuffix.utf8.count,
+        journalSuffix.utf8.count + 1 + ProcessIdentity.longestSuffixBytes + temporarySuffix.utf8.count)
+    /// The longest file name that leaves room for every sidecar within `NAME_MAX` (255 bytes).
+    package static let longestNameBytes = 255 - longestSuffixBytes
 
     /// The final path.
     package let destination: String
@@ -17,6 +26,11 @@ package struct SidecarFiles: Sendable, Equatable {
     package var journal: String { destination + SidecarFiles.journalSuffix }
     /// `NAME.fastget.lock`.
     package var lock: String { destination + SidecarFiles.lockSuffix }
+
+    /// A new name for the journal's temporary, this process's own: `NAME.fastget.<pid>-<n>.tmp`.
+    static func temporary(forJournal journalPath: String) -> String {
+        journalPath + "." + ProcessIdentity.uniqueSuffix() + temporarySuffix
+    }
 
     /// The files whose journal is at `journalPath`, nil when its file name is no journal's
     /// (`DIR/.fastget`, the bare suffix, names no download).

@@ -33,6 +33,7 @@ struct StartPoint {
                 .cannotCreateOutput, "\(destination) is not a regular file", hint: "name it with -o to write the download to it")
         }
         let files = SidecarFiles(destination)
+        try files.refuseUnlessRegular()
         let (partPath, journalPath) = (files.part, files.journal)
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
@@ -73,8 +74,16 @@ struct StartPoint {
                 replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
                 recordedMirrors: journal.mirrors, recordedDigest: journal.digest)
         }
-        if finalExists && options.continuePartial && !options.overwrite {
-            return try continuing(destination: destination, resource: resource, header: header, options: options, notice: notice)
+        // Another program's partial file is left alone unless replaced, or continued by `-c`
+        // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
+        let foreignPart = files.partIsForeign && !options.overwrite
+        if foreignPart && (!options.continuePartial || finalExists) {
+            throw files.foreignPartRefusal(destinationExists: finalExists)
+        }
+        if options.continuePartial && !options.overwrite && (finalExists || foreignPart) {
+            return try continuing(
+                destination: destination, from: foreignPart ? partPath : destination, resource: resource, header: header,
+                options: options, notice: notice)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
         try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
@@ -208,13 +217,16 @@ struct StartPoint {
     }
 
     /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest.
+    /// `prefix`: the file holding them, `destination` or another program's `NAME.part`.
     private static func continuing(
-        destination: String, resource: RemoteResource, header: Journal,
+        destination: String, from prefix: String, resource: RemoteResource, header: Journal,
         options: DownloadOptions, notice: (String) -> Void
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
-        let localSize = FileSystem.size(destination) ?? 0
-        if let length = resource.length, localSize == length {
+        let localSize = FileSystem.size(prefix) ?? 0
+        // A whole `.part` still has to be renamed into place: it goes through as a resume with
+        // nothing left to fetch.
+        if let length = resource.length, localSize == length, prefix == destination {
             notice("\(destination) is already complete (\(length) bytes)")
             return nil
         }
@@ -224,7 +236,7 @@ struct StartPoint {
                 hint: "use --overwrite to download it again")
         }
         if localSize > length {
-            notice("\(destination) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
+            notice("\(prefix) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
             try? FileSystem.remove(files.journal)
             let output = try OutputFile(finalPath: destination, length: length)
             let ranges = SegmentPlan.ranges(length: length, options: options)
@@ -246,21 +258,25 @@ struct StartPoint {
         // gone, durably, before a journal claims bytes of `NAME.part`: stopped before the
         // rename, the journal would vouch for its bytes.
         do throws(SystemError) {
-            try FileSystem.remove(files.part)
-            try FileSystem.syncDirectory(containing: destination)
-            try FileDescriptor.openReadOnly(destination).sync()
+            if prefix != files.part {
+                try FileSystem.remove(files.part)
+                try FileSystem.syncDirectory(containing: destination)
+            }
+            try FileDescriptor.openRegular(prefix, readOnly: true).sync()
         } catch {
-            throw FastgetError.local(error, path: destination)
+            throw FastgetError.local(error, path: prefix)
         }
         try Checkpointer.write(journal, to: files.journal, durably: true)
         do {
-            try FileSystem.rename(destination, to: files.part)
-            try FileSystem.syncDirectory(containing: destination)
+            if prefix != files.part {
+                try FileSystem.rename(destination, to: files.part)
+                try FileSystem.syncDirectory(containing: destination)
+            }
         } catch {
             throw FastgetError.local(error, path: destination)
         }
         let output = try OutputFile(finalPath: destination, length: length, keeping: true)
-        notice("continuing \(destination) from byte \(localSize)")
+        notice("continuing \(prefix) from byte \(localSize)")
         return StartPoint(
             output: output, table: SegmentTable(journal: entries),
             checkpointer: Checkpointer(path: files.journal, output: output, header: header),

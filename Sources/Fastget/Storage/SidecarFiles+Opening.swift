@@ -1,0 +1,99 @@
+/// Sidecar files are fastget's or untouched. Whatever is at `NAME.part`, `NAME.fastget`, its
+/// temporary or the lock may have been put there by someone else: a symbolic link to a file
+/// the user owns, a FIFO that blocks every open, another program's partial file. Such a path is
+/// never opened through a link, never waited on, never read, written or truncated unless it is a
+/// regular file, and a new one is always created exclusively. Anything else is refused with
+/// exit 73, naming the path, and left as it is.
+extension SidecarFiles {
+    /// The extended attribute on a `.part` fastget created or took charge of (`-c`): with no
+    /// journal beside it (a single stream, a small file stopped before its first journal, a
+    /// failed digest, a kill between two steps), it tells fastget's `.part` from another
+    /// program's of the same name (Firefox and yt-dlp use the suffix too).
+    static let partMark = "user.fastget.part"
+
+    /// Refuses a name whose sidecars would not fit within `NAME_MAX`, before any is created:
+    /// otherwise the journal's temporary fails part-way, and every rerun the same way.
+    package func checkNameLength() throws(FastgetError) {
+        let name = destination.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? destination
+        let bytes = name.utf8.count
+        guard bytes > SidecarFiles.longestNameBytes else { return }
+        throw FastgetError(
+            .cannotCreateOutput,
+            "the file name \(name.prefix(40))… is \(bytes) bytes; fastget needs at most \(SidecarFiles.longestNameBytes), to keep \(SidecarFiles.journalSuffix) files beside it within 255",
+            hint: "use -o FILE with a shorter name")
+    }
+
+    /// Refuses when `.part`, the journal or the lock is there and is not a regular file: a
+    /// symbolic link (to anything), a FIFO, a device, a directory, a socket.
+    package func refuseUnlessRegular() throws(FastgetError) {
+        for path in [part, journal, lock] {
+            if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
+        }
+    }
+
+    /// Why `path` is left alone: it is `kind`, not a file fastget can own.
+    static func refusal(_ path: String, _ kind: FileSystem.Kind?) -> FastgetError {
+        let what =
+            switch kind {
+            case .symbolicLink?: "a symbolic link"
+            case .fifo?: "a FIFO"
+            case .characterDevice?, .blockDevice?: "a device"
+            case .directory?: "a directory"
+            case .socket?: "a socket"
+            case .regular?, .other?, nil: "not a file fastget made"
+            }
+        return FastgetError(
+            .cannotCreateOutput, "\(path) is \(what); leaving it alone", hint: "move it away, or use -o FILE to save elsewhere")
+    }
+
+    /// Opens the existing regular file at `path` (see `FileDescriptor.openRegular`); anything
+    /// else there is refused untouched.
+    static func openExisting(_ path: String, readOnly: Bool = false) throws(FastgetError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.openRegular(path, readOnly: readOnly)
+        } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
+            throw refusal(path, FileSystem.entryKind(path))
+        } catch {
+            throw FastgetError.local(error, path: path)
+        }
+    }
+
+    /// Creates `path` anew: a regular file there (one fastget may replace) is removed first,
+    /// anything else is refused; the new file is created exclusively, so that nothing put
+    /// there meanwhile is written through.
+    static func replace(_ path: String) throws(FastgetError) -> FileDescriptor {
+        switch FileSystem.entryKind(path) {
+        case nil: break
+        case .regular?:
+            do { try FileSystem.remove(path) } catch { throw FastgetError.local(error, path: path) }
+        case let kind?: throw refusal(path, kind)
+        }
+        do {
+            return try FileDescriptor.createNew(path)
+        } catch let error where error.errno == Errno.fileExists {
+            throw refusal(path, FileSystem.entryKind(path))
+        } catch {
+            throw FastgetError.local(error, path: path, creating: true)
+        }
+    }
+
+    /// Whether `NAME.part` holds bytes fastget never took charge of: a regular file with data,
+    /// no journal beside it, and no `partMark`. (An empty one holds nothing to lose: a kill
+    /// between its creation and its mark leaves that.) Where the file system keeps no extended
+    /// attributes, every such `.part` is taken for another program's: refused with a hint,
+    /// never overwritten.
+    package var partIsForeign: Bool {
+        guard FileSystem.entryKind(part) == .regular, (FileSystem.size(part) ?? 0) > 0, FileSystem.entryKind(journal) == nil
+        else { return false }
+        return FileSystem.attribute(part, SidecarFiles.partMark) == nil
+    }
+
+    /// Why a foreign `NAME.part` is refused, with what the user can do about it.
+    func foreignPartRefusal(destinationExists: Bool) -> FastgetError {
+        FastgetError(
+            .cannotCreateOutput, "\(part) was not made by fastget (no journal beside it); leaving it alone",
+            hint: destinationExists
+                ? "move it away, or use --overwrite to replace it"
+                : "use --overwrite to replace it, or -c to continue it as the start of the file")
+    }
+}
