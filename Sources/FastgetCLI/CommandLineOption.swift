@@ -87,9 +87,11 @@ struct CommandLineOption {
             .init(
                 "N", "timestamping", .flag(\.options.timestamping), "fetch an existing file again only if it changed on the server"),
             .init("R", "remote-time", .flag(\.options.remoteTime), "give the file the server's Last-Modified time"),
-            .init("H", "header", "'N: V'", .text(OptionValue.header), "send this header field with every request", note: "repeatable"),
             .init(
-                "A", "user-agent", "TEXT", .text { invocation, text, _ in invocation.options.userAgent = text },
+                "H", "header", "'N: V'", .text(OptionValue.header), "send this header field, replacing fastget's",
+                note: "repeatable; 'N:' removes it"),
+            .init(
+                "A", "user-agent", "TEXT", .text(OptionValue.userAgent),
                 "send TEXT as User-Agent"),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),

@@ -85,18 +85,38 @@ enum OptionValue {
     }
 
     /// `-H 'Name: value'`: a token, a colon, and a value without line breaks (spaces after the
-    /// colon dropped); repeatable.
+    /// colon dropped); repeatable. A field fastget sends replaces fastget's, `Name:` removes it;
+    /// fields fastget must own are refused (`UserHeaderField`).
     static func header(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
-        guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-            throw UsageError(message: "option \(name) must not contain a line break")
-        }
+        try refuseLineBreaks(text, name)
         guard let colon = text.firstIndex(of: ":"), colon > text.startIndex,
             text[..<colon].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") })
         else {
             throw UsageError(message: "option \(name) needs 'Name: value', not '\(text)'")
         }
-        let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-        invocation.options.headers.append((String(text[..<colon]), String(value)))
+        let field = (name: String(text[..<colon]), value: String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
+        if let problem = UserHeaderField.problem(name: field.name, value: field.value) {
+            throw UsageError(message: "option \(name): \(problem)")
+        }
+        if field.name.lowercased() == "host", invocation.options.headers.contains(where: { $0.name.lowercased() == "host" }) {
+            throw UsageError(message: "option \(name): Host is given twice")
+        }
+        invocation.options.headers.append(field)
+    }
+
+    /// `-A TEXT`: sent as the User-Agent; empty sends none.
+    static func userAgent(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        try refuseLineBreaks(text, name)
+        invocation.options.userAgent = text
+    }
+
+    /// A CR, LF or NUL would end the field it goes into, and the rest would be sent as fields
+    /// (or a request) of their own: refused, naming the option (and, from the configuration
+    /// file, its line).
+    private static func refuseLineBreaks(_ text: String, _ name: String) throws(UsageError) {
+        guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+            throw UsageError(message: "option \(name) must not contain a line break or NUL byte")
+        }
     }
 
     /// `-u USER[:PASSWORD]`: no password means an empty one.

@@ -188,8 +188,20 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
     }
 
     @Test(arguments: [
-        (["-H", "X-Bad: a\r\nInjected: 1", "http://h/"], "fastget: error: option -H must not contain a line break\n"),
+        (["-H", "X-Bad: a\r\nInjected: 1", "http://h/"], "fastget: error: option -H must not contain a line break or NUL byte\n"),
         (["-H", "no colon", "http://h/"], "fastget: error: option -H needs 'Name: value', not 'no colon'\n"),
+        (["-A", "x\r\nAuthorization: Bearer S", "http://h/"], "fastget: error: option -A must not contain a line break or NUL byte\n"),
+        (["--user-agent=a\rb", "http://h/"], "fastget: error: option --user-agent must not contain a line break or NUL byte\n"),
+        (
+            ["-H", "Range: bytes=5-10", "http://h/"],
+            "fastget: error: option -H: Range is fastget's to set: it asks for the byte ranges itself (segments, resume)\n"
+        ),
+        (
+            ["-H", "Content-Length: 5", "http://h/"],
+            "fastget: error: option -H: Content-Length is fastget's to set: its requests have no body, and a server would wait for one\n"
+        ),
+        (["-H", "Host:", "http://h/"], "fastget: error: option -H: Host cannot be removed: HTTP/1.1 requires it\n"),
+        (["-H", "Host: a", "-H", "host: b", "http://h/"], "fastget: error: option -H: Host is given twice\n"),
         (
             ["--limit-rate", "10", "http://h/"],
             "fastget: error: option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '10'\n"

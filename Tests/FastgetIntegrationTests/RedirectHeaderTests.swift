@@ -49,3 +49,49 @@ import Testing
         #expect(requests.allSatisfy { $0.header("Authorization") == "Bearer t0ken" && $0.header("Cookie") == "session=s3cret" })
     }
 }
+
+/// `-H` for a field fastget sends replaces fastget's, `-H 'Name:'` removes it (curl's rules):
+/// the server sees each field once. A `Host` of the user's goes to the origin given only.
+@Suite struct ReplacedHeaderTests {
+    let data = testBytes(count: (2 << 20) + 3, seed: 29)
+
+    /// How many lines of `request`'s head name the field `name`.
+    func count(_ name: String, in request: RecordedRequest) -> Int {
+        request.fields.filter { $0.name.lowercased() == name.lowercased() }.count
+    }
+
+    @Test func theUsersFieldsReplaceOrRemoveFastgetsAndHostStaysWithItsOrigin() throws {
+        let other = try TestServer(file: TestFile(data))
+        let server = try TestServer { [data] request in
+            request.target == "/elsewhere" ? .redirect(status: 302, location: other.url("/file.bin")) : .file(TestFile(data))
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fields = [
+            "-H", "Host: files.example", "-A", "by-A", "-H", "user-agent: by-H", "-H", "Accept-Encoding:", "-H", "Accept: application/x",
+            "-H", "X-Empty:",
+        ]
+        let direct = try runProcess(
+            try fastgetExecutable(), ["-n", "2"] + fields + ["-o", "a.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+        #expect(server.requests.contains { $0.header("Range") != nil })
+        for request in server.requests {
+            #expect(count("Host", in: request) == 1 && request.header("Host") == "files.example", "\(request.raw)")
+            #expect(count("User-Agent", in: request) == 1 && request.header("User-Agent") == "by-H", "\(request.raw)")
+            #expect(count("Accept", in: request) == 1 && request.header("Accept") == "application/x", "\(request.raw)")
+            #expect(count("Accept-Encoding", in: request) == 0 && count("X-Empty", in: request) == 0, "\(request.raw)")
+        }
+        // Redirected to another origin: that one gets its own name, once; the rest as asked.
+        let moved = try runProcess(
+            try fastgetExecutable(), ["-n", "2"] + fields + ["-o", "b.bin", server.url("/elsewhere")], in: directory.path, timeout: 60)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(data))
+        let authority = other.url("").replacingOccurrences(of: "http://", with: "")
+        #expect(other.requests.contains { $0.header("Range") != nil })
+        for request in other.requests {
+            #expect(count("Host", in: request) == 1 && request.header("Host") == authority, "\(request.raw)")
+            #expect(count("User-Agent", in: request) == 1 && request.header("User-Agent") == "by-H", "\(request.raw)")
+        }
+    }
+}

@@ -30,32 +30,30 @@ final class Requester: Sendable {
         }
     }
 
+    /// A request with fastget's fields, `extra` (the range and its validator), the credentials
+    /// and the user's fields, which replace or remove fastget's of the same name
+    /// (`UserHeaderField.merged`). The user's `Host`, like `Authorization` and `Cookie`, goes
+    /// only to the origin given: another origin or a mirror gets its own name (curl sends a
+    /// custom `Host` to the first host only, too).
     func request(_ method: String, _ url: HTTPURL, extra: [(name: String, value: String)] = []) -> HTTPRequest {
-        var fields: [(name: String, value: String)] = [
-            ("User-Agent", options.userAgent),
-            ("Accept", "*/*"),
-            ("Accept-Encoding", "identity"),
-        ]
-        fields += extra
-        if let credentials, credentials.origin == url.origin,
-            !options.headers.contains(where: { $0.name.lowercased() == "authorization" })
-        {
+        var fields: [(name: String, value: String)] = options.userAgent.isEmpty ? [] : [("User-Agent", options.userAgent)]
+        fields += [("Accept", "*/*"), ("Accept-Encoding", "identity")] + extra
+        if let credentials, credentials.origin == url.origin {
             fields.append(("Authorization", credentials.value))
         }
-        if url.origin == userOrigin {
-            fields += options.headers
-        } else {
-            fields += options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
-        }
-        return HTTPRequest(method: method, url: url, fields: fields)
+        let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
+        let host = user.first { $0.name.lowercased() == "host" }?.value
+        let merged = UserHeaderField.merged(fields, user.filter { $0.name.lowercased() != "host" })
+        return HTTPRequest(method: method, url: url, host: host, fields: merged)
     }
 
     /// One I/O timeout from now: when a response head must be complete, and when a body read
     /// only to be dropped or finished (or a stretch of chunked framing) must have ended.
     var ioDeadline: Double { MonotonicClock.seconds() + options.timeout }
 
-    /// User-given fields sent only to the origin of the URL the user gave.
-    static let originBound: Set<String> = ["authorization", "cookie"]
+    /// User-given fields sent only to the origin of the URL the user gave: credentials, and the
+    /// name the user gave that origin.
+    static let originBound: Set<String> = ["authorization", "cookie", "host"]
 
     /// Sends `request` and reads the response head, on `reusing` when it can carry another
     /// request, else on a parked connection, else on a new one. A kept connection that the

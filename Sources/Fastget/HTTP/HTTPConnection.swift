@@ -50,7 +50,7 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
     }
 
     package func send(_ request: HTTPRequest) throws {
-        let bytes = request.serialized(throughProxy: viaProxy, proxyAuthorization: proxyAuthorization)
+        let bytes = try request.serialized(throughProxy: viaProxy, proxyAuthorization: proxyAuthorization)
         do {
             try bytes.withUnsafeBytes { try stream.write($0) }
         } catch {

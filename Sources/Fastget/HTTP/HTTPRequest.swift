@@ -2,25 +2,52 @@
 package struct HTTPRequest: Sendable {
     package var method: String
     package var url: HTTPURL
+    /// The `Host` value when it is not the URL's authority (the user's own, `-H 'Host: …'`).
+    package var host: String?
     /// Fields after `Host`, in order.
     package var fields: [(name: String, value: String)]
 
-    package init(method: String, url: HTTPURL, fields: [(name: String, value: String)]) {
+    package init(method: String, url: HTTPURL, host: String? = nil, fields: [(name: String, value: String)]) {
         self.method = method
         self.url = url
+        self.host = host
         self.fields = fields
     }
 
     /// The head on the wire: request line, `Host`, the fields, empty line. Through a proxy the
     /// target is in absolute form and `proxyAuthorization` is added.
-    package func serialized(throughProxy: Bool = false, proxyAuthorization: String? = nil) -> [UInt8] {
+    ///
+    /// - Throws: `UnsendableField` for a CR, LF or NUL in a value (or in the target): whatever
+    ///   its source, it would end the field and let the rest pass for fields or a request of
+    ///   its own. The options are checked long before; this is the last line.
+    package func serialized(throughProxy: Bool = false, proxyAuthorization: String? = nil) throws(UnsendableField) -> [UInt8] {
         let target = throughProxy ? url.withoutCredentials.description : url.target
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(url.authority)\r\n"
-        if let proxyAuthorization { text += "Proxy-Authorization: \(proxyAuthorization)\r\n" }
-        for field in fields { text += "\(field.name): \(field.value)\r\n" }
+        if target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { throw UnsendableField(name: "request target") }
+        var all = [(name: "Host", value: host ?? url.authority)]
+        if let proxyAuthorization { all.append(("Proxy-Authorization", proxyAuthorization)) }
+        all += fields
+        var text = "\(method) \(target) HTTP/1.1\r\n"
+        for field in all {
+            if containsLineBreakOrNUL(field.name + field.value) { throw UnsendableField(name: field.name) }
+            text += "\(field.name): \(field.value)\r\n"
+        }
         text += "\r\n"
         return Array(text.utf8)
     }
+}
+
+/// A request field (or target) that holds a CR, LF or NUL byte: never sent.
+package struct UnsendableField: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The field's name.
+    package let name: String
+    package var description: String { "refusing to send the \(name): it holds a line break or NUL byte" }
+}
+
+/// Whether `text` holds a byte that must never reach a request head: CR or LF (they would end
+/// the field, and what follows would be read as another field or another request) or NUL
+/// (servers cut the value there, or reject the request).
+package func containsLineBreakOrNUL(_ text: some StringProtocol) -> Bool {
+    text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
 }
 
 /// The value of an `Authorization` or `Proxy-Authorization` field for HTTP Basic credentials

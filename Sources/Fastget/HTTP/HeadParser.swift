@@ -73,7 +73,10 @@ package struct HeadParser: Sendable {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { throw .malformedHeaderLine }
             let name = line[line.startIndex..<colon]
             guard name.allSatisfy(HeadParser.isTokenByte) else { throw .malformedHeaderLine }
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingASCIISpaces()
+            // A CR or NUL inside a value (RFC 9110 §5.5: reject, or replace with SP): replaced,
+            // so that a value echoed back (an ETag in If-Range) cannot carry one into a request.
+            let bytes = line[(colon + 1)...].map { $0 == 0x0D || $0 == 0 ? 0x20 : $0 }
+            let value = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces()
             fields.append(.init(name: String(decoding: name, as: UTF8.self).lowercased(), value: value))
         }
         return try ResponseHead(status: status, reason: reason, minorVersion: minor, fields: fields)

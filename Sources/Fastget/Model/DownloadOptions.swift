@@ -38,16 +38,22 @@ public struct DownloadOptions: Sendable {
     public var timeout: Double = 30
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
-    /// Sent as `User-Agent`.
+    /// Sent as `User-Agent` (empty: none is sent). A CR, LF or NUL in it is refused.
     public var userAgent: String = "fastget/\(Fastget.version)"
     /// HTTP Basic credentials, used when the URL carries none; sent only to the URL's origin,
     /// never after a redirect to another one.
     public var user: String?
     /// The password for `user`.
     public var password: String?
-    /// Extra request header fields, sent with every request; except that `Authorization` and
-    /// `Cookie` go only to the origin (scheme, host, port) of the download's URL, never after a
-    /// redirect to another one.
+    /// Extra request header fields, sent with every request; except that `Authorization`,
+    /// `Cookie` and `Host` go only to the origin (scheme, host, port) of the download's URL,
+    /// never after a redirect to another one nor to a mirror. A field fastget sends itself
+    /// (`Host`, `User-Agent`, `Accept`, `Accept-Encoding`, `Authorization`) is replaced by
+    /// these, and removed by one with an empty value (any other field with an empty value is
+    /// not sent); `Host` cannot be removed. Fields fastget must set to stay correct (`Range`,
+    /// `If-Range`, `If-None-Match`, `If-Modified-Since`, `Content-Length`,
+    /// `Transfer-Encoding`, `Connection`, `Proxy-Authorization`) are refused (`.usage`), as is
+    /// a name that is not a token or a value with a CR, LF or NUL byte.
     public var headers: [(name: String, value: String)] = []
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
     public var bufferSize: Int = 128 * 1024
@@ -128,11 +134,10 @@ public struct DownloadOptions: Sendable {
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
         guard minimumSegmentSize >= 1 else { throw FastgetError(.usage, "the minimum segment size must be at least 1 byte") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
+        if containsLineBreakOrNUL(userAgent) { throw FastgetError(.usage, "the user agent contains a line break or NUL byte") }
         for header in headers {
-            let text = header.name + header.value
-            if text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-                throw FastgetError(.usage, "header '\(header.name)' contains a line break")
-            }
+            if let problem = UserHeaderField.problem(name: header.name, value: header.value) { throw FastgetError(.usage, problem) }
         }
+        if headers.filter({ $0.name.lowercased() == "host" }).count > 1 { throw FastgetError(.usage, "the Host field is given twice") }
     }
 }

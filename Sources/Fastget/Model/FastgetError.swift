@@ -183,6 +183,10 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 case .refused: .unavailable
                 }
             return FastgetError(code, error.message, hint: error.hint)
+        case let error as UnsendableField:
+            // The options were checked before anything was sent: the value came from a server
+            // (an ETag echoed in If-Range) or from a file's stored validator.
+            return FastgetError(.protocolViolation, "\(error) (to \(url.authority))")
         case let error as URLParseError:
             return FastgetError(.usage, "invalid URL: \(error)")
         default:

@@ -1,0 +1,61 @@
+/// What a field of `DownloadOptions.headers` may be, and does, as curl's `-H` does: a field
+/// fastget sends itself (`Host`, `User-Agent`, `Accept`, `Accept-Encoding`, `Authorization`)
+/// is replaced by the user's, and an empty value removes it (any other field with an empty
+/// value is not sent at all). A few fields fastget must set itself to stay correct are
+/// refused; so is anything that would not be one field on one line.
+package enum UserHeaderField {
+    /// The fields fastget owns, by lower-cased name, with why a user's would break it.
+    package static let owned: [String: String] = [
+        "range": "it asks for the byte ranges itself (segments, resume)",
+        "if-range": "it sends the file's validator with every range so that two versions are never mixed",
+        "if-none-match": "a 304 answer is no file (-N asks whether the file changed)",
+        "if-modified-since": "a 304 answer is no file (-N asks whether the file changed)",
+        "content-length": "its requests have no body, and a server would wait for one",
+        "transfer-encoding": "its requests have no body, and a server would wait for one",
+        "connection": "it decides which connections are kept open",
+        "proxy-authorization":
+            "it would go to the server (through an https tunnel too), not to the proxy; give the proxy's credentials in its URL: http://USER:PASS@HOST:PORT",
+    ]
+
+    /// Why `name: value` cannot be a user's field; nil when it can.
+    package static func problem(name: String, value: String) -> String? {
+        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return "'\(name)' is not a header field name" }
+        if containsLineBreakOrNUL(value) { return "the \(name) field contains a line break or NUL byte" }
+        let lowered = name.lowercased()
+        if let why = owned[lowered] { return "\(name) is fastget's to set: \(why)" }
+        if lowered == "host" && value.isEmpty { return "Host cannot be removed: HTTP/1.1 requires it" }
+        return nil
+    }
+
+    /// The fields of a request: fastget's own (`standard`, in order), each replaced by the user's
+    /// fields of the same name (`user`, all of them, where fastget's first one was) or removed by
+    /// an empty one; the user's other fields follow, those with an empty value left out.
+    package static func merged(
+        _ standard: [(name: String, value: String)], _ user: [(name: String, value: String)]
+    ) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        var placed = Set<String>()
+        let given = Set(user.map { $0.name.lowercased() })
+        for field in standard {
+            let name = field.name.lowercased()
+            guard given.contains(name) else {
+                fields.append(field)
+                continue
+            }
+            guard placed.insert(name).inserted else { continue }
+            fields += user.filter { $0.name.lowercased() == name && !$0.value.isEmpty }
+        }
+        fields += user.filter { !placed.contains($0.name.lowercased()) && !$0.value.isEmpty }
+        return fields
+    }
+
+    /// RFC 9110 `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}
