@@ -7,16 +7,13 @@ import Glibc
 enum Batch {
     static func run(_ invocation: Invocation) -> Int32 {
         let path = invocation.inputFile!
-        guard let text = readAll(path) else {
-            Console.error("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+        let name = path == "-" ? "standard input" : path
+        let reader: ListReader
+        do throws(UsageError) {
+            reader = try ListReader(path)
+        } catch {
+            Console.error("cannot read \(name): \(error.message)")
             return FastgetError.Code.notFound.exitCode
-        }
-        let urls = text.split(separator: "\n", omittingEmptySubsequences: true)
-            .map { $0.trimmingSpaces() }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        guard !urls.isEmpty else {
-            Console.error("no URLs in \(path == "-" ? "standard input" : path)")
-            return FastgetError.Code.usage.exitCode
         }
         let queue: DownloadQueue
         do throws(FastgetError) {
@@ -27,33 +24,29 @@ enum Batch {
             Console.error(error.message, hint: error.hint)
             return error.exitCode
         }
-        SignalWatcher.watch { queue.pauseAll() }
+        // Armed before the list is read: a list from a pipe may take its time, and Ctrl-C or
+        // --max-time must end that wait as they end the downloads.
+        SignalWatcher.watch {
+            reader.stop()
+            queue.pauseAll()
+        }
         SignalWatcher.arm(after: invocation.maximumTime)
 
-        var firstFailure: Int32?
-        var added: [Download] = []
-        let display = !invocation.quiet && !invocation.json && Console.stderrIsTerminal ? BatchDisplay(count: urls.count) : nil
+        let display = !invocation.quiet && !invocation.json && Console.stderrIsTerminal ? BatchDisplay() : nil
         queue.onEvent { download, event in report(event, of: download, invocation, display) }
-        for line in urls {
-            // Several URLs on one line, separated by blanks, are mirrors of one file.
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            let url = fields[0]
-            do throws(FastgetError) {
-                let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
-                guard !added.contains(where: { $0 === download }) else { continue } // listed twice
-                added.append(download)
-            } catch {
-                Console.error(error.message, hint: error.hint)
-                if invocation.json { JSONEvents.error(error, url: url) }
-                firstFailure = firstFailure ?? error.exitCode
-            }
+        var list = Listed()
+        let stopped = add(from: reader, named: name, to: queue, invocation, display, &list)
+        if stopped { queue.pauseAll() } // a download added as the signal came
+        if list.count == 0 && !stopped && list.firstFailure == nil {
+            Console.error("no URLs in \(name)")
+            return FastgetError.Code.usage.exitCode
         }
         queue.waitUntilIdle()
         display?.clear()
 
         var completed = 0
-        var paused = false
-        for download in added {
+        var paused = stopped
+        for download in list.added {
             switch download.state {
             case .completed: completed += 1
             case .paused, .queued: paused = true
@@ -68,10 +61,55 @@ enum Batch {
             Console.write("fastget: interrupted; run the same command again to resume\n")
             return FastgetError.Code.cancelled.exitCode
         }
-        if !invocation.quiet && !invocation.json {
-            Console.write("fastget: \(completed) of \(urls.count) downloads complete\n")
+        if !invocation.quiet && !invocation.json && list.count > 0 {
+            Console.write("fastget: \(completed) of \(list.count) downloads complete\n")
         }
-        return firstFailure ?? failureCode(added)
+        return list.firstFailure ?? failureCode(list.added)
+    }
+
+    /// What was taken from the list so far.
+    private struct Listed {
+        /// URL lines read (blank and comment lines not counted).
+        var count = 0
+        var added: [Download] = []
+        var firstFailure: Int32?
+    }
+
+    /// Adds each URL line of the list to `queue` as it is read; true when a stop ended it.
+    private static func add(
+        from reader: ListReader, named name: String, to queue: DownloadQueue, _ invocation: Invocation, _ display: BatchDisplay?,
+        _ list: inout Listed
+    ) -> Bool {
+        while true {
+            let text: String
+            switch reader.next() {
+            case .line(_, let line): text = line
+            case .end: return false
+            case .stopped: return true
+            case .tooLong(let number):
+                Console.error("\(name) line \(number) is longer than \(ListReader.lineLimit >> 10) KiB; the rest of the list is not read")
+                list.firstFailure = list.firstFailure ?? FastgetError.Code.usage.exitCode
+                return false
+            case .failed(let reason):
+                Console.error("cannot read \(name): \(reason)")
+                list.firstFailure = list.firstFailure ?? FastgetError.Code.notFound.exitCode
+                return false
+            }
+            // Several URLs on one line, separated by blanks, are mirrors of one file.
+            let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard let url = fields.first, !url.hasPrefix("#") else { continue }
+            list.count += 1
+            display?.listed(list.count)
+            do throws(FastgetError) {
+                let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
+                guard !list.added.contains(where: { $0 === download }) else { continue } // listed twice
+                list.added.append(download)
+            } catch {
+                Console.error(error.message, hint: error.hint)
+                if invocation.json { JSONEvents.error(error, url: url) }
+                list.firstFailure = list.firstFailure ?? error.exitCode
+            }
+        }
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
@@ -109,28 +147,5 @@ enum Batch {
             }
         }
         return ExitStatus.success
-    }
-
-    /// The whole file at `path`, or standard input for "-"; nil when it cannot be read.
-    static func readAll(_ path: String) -> String? {
-        let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { if descriptor != 0 { close(descriptor) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

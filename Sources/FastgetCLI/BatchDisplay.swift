@@ -10,13 +10,16 @@ final class BatchDisplay: @unchecked Sendable {
     private let display = ProgressLine()
     private var running: [(url: String, name: String, progress: DownloadProgress, window: SpeedWindow)] = []
     private var finished = 0
-    private let count: Int
+    /// URLs listed so far: the list is read as it arrives.
+    private var count = 0
     private var lastDraw = 0.0
 
-    init(count: Int) {
-        self.count = count
+    init() {
         pthread_mutex_init(&lock, nil)
     }
+
+    /// `count` URLs are listed now.
+    func listed(_ count: Int) { locked { self.count = count } }
 
     deinit { pthread_mutex_destroy(&lock) }
 

@@ -62,4 +62,58 @@ import Testing
         let result = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 30)
         #expect(result.status == 64 && result.stderr == message + "hint: see fastget --help\n")
     }
+
+    @Test func aCRLFListDownloadsEveryLine() throws {
+        let server = try server()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try "# two files\r\n\(server.url("/f3"))\r\n\r\n\(server.url("/f4"))\r\n".write(
+            toFile: directory.file("urls.txt"), atomically: true, encoding: .utf8)
+        let result = try runProcess(try fastgetExecutable(), ["-i", "urls.txt", "-n", "1"], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("f3")) == SHA256.hex(BatchTests.files[3]))
+        #expect(SHA256.hex(ofFile: directory.file("f4")) == SHA256.hex(BatchTests.files[4]))
+        #expect(result.stderr.hasSuffix("fastget: 2 of 2 downloads complete\n"), "\(result.stderr)")
+    }
+
+    @Test func anOversizeLineOrALineBreakInAURLIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try ("http://127.0.0.1:9/" + String(repeating: "a", count: 64 << 10) + "\n").write(
+            toFile: directory.file("long.txt"), atomically: true, encoding: .utf8)
+        for (path, name) in [("long.txt", "long.txt"), ("/dev/zero", "/dev/zero")] {
+            let result = try runProcess(try fastgetExecutable(), ["-i", path], in: directory.path, timeout: 20)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr == "fastget: error: \(name) line 1 is longer than 64 KiB; the rest of the list is not read\n", "\(result.stderr)")
+        }
+        try "http://127.0.0.1:9/a\rInjected: 1\n".write(toFile: directory.file("cr.txt"), atomically: true, encoding: .utf8)
+        let injected = try runProcess(try fastgetExecutable(), ["-i", "cr.txt"], in: directory.path, timeout: 20)
+        #expect(injected.status == 64 && injected.stderr.contains("control character 0xd in URL"), "\(injected.stderr)")
+    }
+
+    @Test func aListFromAFIFOStopsAtCtrlC() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("urls")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try Spawned(try fastgetExecutable(), ["-i", fifo], in: directory.path)
+        // Its end is open for writing once fastget holds the other (signals blocked by then).
+        var writer: Int32 = -1
+        run.wait(upTo: 10) {
+            writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            return writer >= 0
+        }
+        #expect(writer >= 0)
+        defer { if writer >= 0 { close(writer) } }
+        _ = "http://127.0.0.1:9/not-yet-a-wh".withCString { write(writer, $0, strlen($0)) } // half a line
+        run.signal(SIGINT)
+        let exited = run.waitForExit(10)
+        if !exited {
+            run.signal(SIGKILL)
+            _ = run.waitForExit(10)
+        }
+        #expect(exited, "Ctrl-C ended the wait for the list")
+        #expect(run.status == 130)
+        #expect(run.stderr == "fastget: interrupted; run the same command again to resume\n", "\(run.stderr)")
+    }
 }

@@ -51,4 +51,31 @@ import Testing
         let missing = try runProcess(try fastgetExecutable(), ["--netrc-file", directory.file("none"), server.url()], in: directory.path)
         #expect(missing.status == 64 && missing.stderr.contains("cannot read \(directory.file("none"))"), "\(missing.stderr)")
     }
+
+    @Test func aCRLFNetrcSendsItsCredentials() throws {
+        let file = TestFile(data)
+        let expected = "Basic " + Data("alice:s3cret".utf8).base64EncodedString()
+        let server = try TestServer { request in request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?") }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let netrc = directory.file("netrc")
+        try "machine 127.0.0.1\r\nlogin alice\r\npassword s3cret\r\n".write(toFile: netrc, atomically: true, encoding: .utf8)
+        chmod(netrc, 0o600)
+        let result = try runProcess(try fastgetExecutable(), ["-q", "--netrc-file", netrc, "-o", "a.bin", server.url()], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+        #expect(!server.requests.isEmpty && server.requests.allSatisfy { $0.header("Authorization") == expected })
+    }
+
+    @Test func aFIFOOrDeviceIsRefusedAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.file("netrc")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/zero"] {
+            let result = try runProcess(
+                try fastgetExecutable(), ["--netrc-file", path, "http://127.0.0.1:9/f"], in: directory.path, timeout: 20)
+            #expect(result.status == 64 && result.stderr.hasPrefix("fastget: error: \(path) is not a regular file\n"), "\(result.stderr)")
+        }
+    }
 }

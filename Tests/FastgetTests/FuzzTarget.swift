@@ -16,6 +16,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case contentRange = "content-range"
     case url = "url"
     case journal = "journal"
+    case configuration = "config"
+    case netrc = "netrc"
 
     func run(_ input: UnsafeRawBufferPointer) -> String? {
         switch self {
@@ -24,6 +26,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .contentRange: FuzzTarget.contentRange(input)
         case .url: FuzzTarget.url(input)
         case .journal: FuzzTarget.journal(input)
+        case .configuration: FuzzTarget.lineEnds(input) { ConfigurationText($0) }
+        case .netrc: FuzzTarget.lineEnds(input) { Netrc($0) }
         }
     }
 
@@ -172,5 +176,19 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         let current = bytes[8] == UInt8(truncatingIfNeeded: Journal.version) && bytes[9] == 0
         if current ? journal.encoded() != bytes : (try? Journal.decode(journal.encoded())) != journal { return "re-encoding differs" }
         return nil
+    }
+
+    /// Input files read the same with CRLF line ends as with LF ones: the input with a CR put
+    /// before every LF (a CR already there made an `x` first, so that the LF form has none)
+    /// parses exactly as the LF form does.
+    private static func lineEnds<Parsed: Equatable>(_ input: UnsafeRawBufferPointer, _ parse: (String) -> Parsed) -> String? {
+        var lf = Array(input)
+        for index in lf.indices.dropLast() where lf[index] == 0x0D && lf[index + 1] == 0x0A { lf[index] = UInt8(ascii: "x") }
+        let crlf = lf.flatMap { $0 == 0x0A ? [0x0D, 0x0A] : [$0] }
+        let (lfText, crlfText) = (String(decoding: lf, as: UTF8.self), String(decoding: crlf, as: UTF8.self))
+        let lines = textLines(lfText)
+        if lines.count != lf.filter({ $0 == 0x0A }).count + 1 { return "\(lines.count) lines" }
+        if textLines(crlfText) != lines { return "CRLF lines differ" }
+        return parse(crlfText) == parse(lfText) ? nil : "CRLF parses differently"
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes fastget's parsers with libFuzzer: the response-head parser, the chunked decoder,
-# Content-Range, the URL parser and the journal decoder.
+# Content-Range, the URL parser, the journal decoder, and the configuration file and netrc
+# readers (their CRLF line ends).
 #
 #   Tests/Fuzz/run.sh [SECONDS] [TARGET...]     (default: 600 seconds each, every target)
 #
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal)
+[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc)
 
 build=.build/fuzz
 mkdir -p "$build"

@@ -58,7 +58,7 @@ public struct Netrc: Sendable, Equatable {
     private static func tokens(_ text: String) -> [String] {
         var tokens: [String] = []
         var skippingMacro = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in textLines(text) {
             if skippingMacro {
                 if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { skippingMacro = false }
                 continue
