@@ -2,21 +2,22 @@
 /// `name`; `#` starts a comment to the end of the line; blanks around the name and the value
 /// are dropped; lines end in LF or CRLF (`textLines`). What the names mean is the command
 /// line's business: this reads the syntax only.
-package struct ConfigurationText: Sendable, Equatable {
+public struct ConfigurationText: Sendable, Equatable {
     /// One setting as written.
-    package struct Setting: Sendable, Equatable {
+    public struct Setting: Sendable, Equatable {
         /// The line it is on, from 1.
-        package let line: Int
+        public let line: Int
         /// The name before `=`; empty when the line starts with `=`.
-        package let name: String
+        public let name: String
         /// What follows `=` (possibly empty); nil when the line has no `=`.
-        package let value: String?
+        public let value: String?
     }
 
     /// The settings in the file's order; blank and comment lines give none.
-    package let settings: [Setting]
+    public let settings: [Setting]
 
-    package init(_ text: String) {
+    /// Reads the settings of `text`, a whole configuration file.
+    public init(_ text: String) {
         var settings: [Setting] = []
         for (index, raw) in textLines(text).enumerated() {
             let line = trimmed(raw.prefix { $0 != "#" })

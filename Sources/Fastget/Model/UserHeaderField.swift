@@ -3,9 +3,9 @@
 /// is replaced by the user's, and an empty value removes it (any other field with an empty
 /// value is not sent at all). A few fields fastget must set itself to stay correct are
 /// refused; so is anything that would not be one field on one line.
-package enum UserHeaderField {
+public enum UserHeaderField {
     /// The fields fastget owns, by lower-cased name, with why a user's would break it.
-    package static let owned: [String: String] = [
+    public static let owned: [String: String] = [
         "range": "it asks for the byte ranges itself (segments, resume)",
         "if-range": "it sends the file's validator with every range so that two versions are never mixed",
         "if-none-match": "a 304 answer is no file (-N asks whether the file changed)",
@@ -18,7 +18,7 @@ package enum UserHeaderField {
     ]
 
     /// Why `name: value` cannot be a user's field; nil when it can.
-    package static func problem(name: String, value: String) -> String? {
+    public static func problem(name: String, value: String) -> String? {
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return "'\(name)' is not a header field name" }
         if containsLineBreakOrNUL(value) { return "the \(name) field contains a line break or NUL byte" }
         let lowered = name.lowercased()
