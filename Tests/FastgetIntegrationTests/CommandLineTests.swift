@@ -265,6 +265,20 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(named.status == 0 && FileManager.default.fileExists(atPath: directory.file("mine.bin")))
     }
 
+    /// U+202E would make `evil\u{202E}gpj.exe` read as `evilexe.jpg` in a listing.
+    @Test func dropsBidirectionalControlsFromTheServersName() throws {
+        var file = TestFile(data)
+        file.extraFields = ["Content-Disposition: attachment; filename*=UTF-8''evil%E2%80%AEgpj.exe"]
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-n", "2", server.url("/get?id=1")], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["evilgpj.exe"])
+        #expect(SHA256.hex(ofFile: directory.file("evilgpj.exe")) == SHA256.hex(data))
+        #expect(result.stderr.hasPrefix("fastget: saved evilgpj.exe ("), "\(result.stderr)")
+    }
+
     @Test func neverLetsTheServerNameAHiddenFile() throws {
         var dotted = TestFile(data)
         dotted.extraFields = ["Content-Disposition: attachment; filename=\".bashrc\""]

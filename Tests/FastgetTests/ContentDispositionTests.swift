@@ -54,6 +54,30 @@ import Testing
         #expect(FileName.derived(from: try HTTPURL("http://example.com/%2Eprofile")) == ".profile")
     }
 
+    /// Bidirectional controls and invisible format characters go from every name a server or
+    /// URL gives: U+202E makes `evil\u{202E}gpj.exe` display as `evilexe.jpg`.
+    @Test(arguments: [
+        ("attachment; filename=\"evil\u{202E}gpj.exe\"", "evilgpj.exe"),
+        ("attachment; filename*=UTF-8''evil%E2%80%AEgpj.exe", "evilgpj.exe"),
+        ("attachment; filename*=UTF-8''%E2%80%8Bz%E2%80%8Cw%E2%80%8Dj%E2%80%8El%E2%80%8Fr.txt", "zwjlr.txt"),
+        ("attachment; filename=\"\u{202A}a\u{202B}b\u{202C}c\u{202D}d.txt\"", "abcd.txt"),
+        ("attachment; filename=\"\u{2066}i\u{2067}s\u{2068}o\u{2069}.txt\"", "iso.txt"),
+        ("attachment; filename*=UTF-8''%EF%BB%BFbom.txt", "bom.txt"),
+        // Nothing but invisible characters is no name; what they hid is not a leading dot either.
+        ("attachment; filename*=UTF-8''%E2%80%AE%E2%80%8B", nil),
+        ("attachment; filename=\"\u{200B}.bashrc\"", "bashrc"),
+        // Visible characters beside them stay, right-to-left scripts included.
+        ("attachment; filename=\"\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt\"", "\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt"),
+    ])
+    func dropsBidirectionalAndInvisibleFormatCharacters(value: String, name: String?) {
+        #expect(FileName.fromContentDisposition(value) == name)
+    }
+
+    @Test func dropsThemFromANameFromTheURL() throws {
+        #expect(FileName.derived(from: try HTTPURL("http://example.com/evil%E2%80%AEgpj.exe")) == "evilgpj.exe")
+        #expect(FileName.derived(from: try HTTPURL("http://example.com/%E2%80%AE%EF%BB%BF")) == "index.html")
+    }
+
     @Test(arguments: [
         "attachment", "inline; filename=\"\"", "attachment; filename=\"..\"", "attachment; filename=\"/\"",
         "attachment; filename*=UTF-8''%2E%2E", "form-data; name=\"x\"",

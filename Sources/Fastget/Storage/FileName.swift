@@ -85,7 +85,21 @@ package enum FileName {
         return Array(bytes[(separator + 1)...])
     }
 
-    /// A single safe path component: no "/", NUL or control characters, not "." or "..",
+    /// `text` without bidirectional controls and invisible format characters: U+202E makes
+    /// `evil\u{202E}gpj.exe` display as `evilexe.jpg`, and zero-width ones hide a name's real
+    /// spelling (or a leading dot) from the eye. Percent-encoded ones are decoded before this.
+    private static func withoutInvisibleFormatting(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: continue
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    /// A single safe path component: no "/", NUL, control or invisible format characters, not "." or "..",
     /// at most `SidecarFiles.longestNameBytes` of valid UTF-8, so that `.part`, the journal and its
     /// temporary fit beside it within `NAME_MAX`. Nil when nothing usable is left.
     package static func sanitized(_ bytes: [UInt8]) -> String? {
@@ -97,7 +111,7 @@ package enum FileName {
             default: cleaned.append(byte)
             }
         }
-        var text = String(decoding: cleaned, as: UTF8.self).trimmingASCIISpaces()
+        var text = withoutInvisibleFormatting(String(decoding: cleaned, as: UTF8.self)).trimmingASCIISpaces()
         while text.utf8.count > SidecarFiles.longestNameBytes { text.removeLast() }
         if text.isEmpty || text == "." || text == ".." { return nil }
         return text
