@@ -32,7 +32,10 @@ enum HelpText {
     static let exitCodes: [(Int32, String)] = [
         (ExitStatus.success, "the file is complete under its final name"),
         (FastgetError.Code.usage.exitCode, "usage: bad option or URL (nothing was sent)"),
-        (FastgetError.Code.notFound.exitCode, "not found: HTTP 404/410, or no CA certificates (--cacert unreadable, no system bundle)"),
+        (
+            FastgetError.Code.notFound.exitCode,
+            "not found: HTTP 404/410, a 204/205 to the GET (no file), or no CA certificates (--cacert unreadable, no system bundle)"
+        ),
         (FastgetError.Code.hostNotFound.exitCode, "the host name does not resolve"),
         (FastgetError.Code.unavailable.exitCode, "unavailable: connection refused or unreachable, or a server error (5xx)"),
         (FastgetError.Code.cannotCreateOutput.exitCode, "the output exists (use --overwrite) or cannot be created"),

@@ -279,6 +279,16 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(result.stderr.hasPrefix("fastget: saved evilgpj.exe ("), "\(result.stderr)")
     }
 
+    @Test func aNoContentAnswerSavesNothingAndExits66() throws {
+        let server = try TestServer { _ in .status(204, body: "") }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-o", "n.bin", server.url("/n.bin")], in: directory)
+        #expect(result.status == 66)
+        #expect(result.stderr == "fastget: error: server answered 204 Status for \(server.url("/n.bin")): there is no file to save\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func neverLetsTheServerNameAHiddenFile() throws {
         var dotted = TestFile(data)
         dotted.extraFields = ["Content-Disposition: attachment; filename=\".bashrc\""]

@@ -45,6 +45,9 @@ struct Prober {
             park(connection)
             if isEmptyFile(head) { return resource(url, head, length: 0, ranges: false) }
             throw FastgetError.status(416, reason: head.reason, url: url)
+        case 204, 205:
+            connection.shutdown()
+            throw FastgetError.status(head, url: url)
         case 200...299:
             // The server ignored the range: the body is the whole file; do not read it here.
             connection.shutdown()
@@ -103,7 +106,10 @@ struct Prober {
             guard isEmptyFile(head) else { break }
             park(connection)
             return (resource(url, head, length: 0, ranges: false), nil)
-        case 204, 405, 501:
+        case 204, 205:
+            connection.shutdown()
+            throw FastgetError.status(head, url: url)
+        case 405, 501:
             park(connection)
             return nil
         case 200...299:

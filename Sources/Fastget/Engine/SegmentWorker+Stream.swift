@@ -14,7 +14,7 @@ extension SegmentWorker {
             (connection, head) = try transfer.requester.send(request) { transfer.control.connections.track(id, $0) }
         }
         defer { transfer.control.connections.track(id, nil) }
-        guard (200...299).contains(head.status), head.status != 206 else {
+        guard (200...299).contains(head.status), head.status != 206, !FastgetError.isNoContent(head.status) else {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
         }

@@ -28,7 +28,7 @@ extension Transfer {
                 control.failBecauseChanged(error)
                 throw error
             }
-            if (200...299).contains(head.status) {
+            if (200...299).contains(head.status) && !FastgetError.isNoContent(head.status) {
                 // Not one byte of this answer is written; the download falls back to one stream.
                 let error = FastgetError(.protocolViolation, "server ignored the byte range (asked \(range.headerValue), got \(head.status))")
                 if mirror { throw SourceRejected(reason: error.message) }

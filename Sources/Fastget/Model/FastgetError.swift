@@ -117,8 +117,16 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         return FastgetError(error.code, error.message, hint: nil, httpStatus: error.httpStatus, retryAfter: Double(seconds))
     }
 
+    /// 204 No Content and 205 Reset Content to a GET say the URL has no file to give: a
+    /// success for an API call, but for a download no file at all, like 404 (exit 66, not
+    /// retried), never an empty file saved as done.
+    static func isNoContent(_ status: Int) -> Bool { status == 204 || status == 205 }
+
     static func status(_ status: Int, reason: String, url: HTTPURL) -> FastgetError {
         let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
+        if isNoContent(status) {
+            return FastgetError(.notFound, "server answered \(text) for \(url): there is no file to save", httpStatus: status)
+        }
         let code: Code =
             switch status {
             case 404, 410: .notFound
