@@ -53,7 +53,7 @@ extension Download {
             guard
                 let start = try StartPoint.prepare(
                     destination: destination, url: url, resource: resource,
-                    options: options, singleStream: singleStream, notice: tell)
+                    options: options, singleStream: singleStream, notice: tell, stop: stopAsked)
             else {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
             }
@@ -117,7 +117,12 @@ extension Download {
             path: destination, bytes: length, started: started, workers: 0, requester: requester, resumedBytes: length,
             resource: resource)
         if let checksum = expectedChecksum(resource) {
-            let actual = try OutputFile.digest(checksum.algorithm, ofFile: destination)
+            let actual: String
+            do throws(FastgetError) {
+                actual = try OutputFile.digest(checksum.algorithm, ofFile: destination, stop: stopAsked)
+            } catch  where error.code == .cancelled {
+                throw error.withHint("\(destination) is untouched; run the same command again to check it")
+            }
             guard actual == checksum.hex else {
                 throw FastgetError(
                     .protocolViolation,
@@ -204,8 +209,14 @@ extension Download {
         guard length >= 0, !start.segmented || start.table.isComplete else {
             throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
         }
-        if let checksum = expectedChecksum(transfer.resource, recorded: start.recordedDigest) {
-            try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
+        do throws(FastgetError) {
+            if let checksum = expectedChecksum(transfer.resource, recorded: start.recordedDigest) {
+                try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
+            }
+            // The final fsync may take long and cannot be interrupted: not begun after a stop.
+            if let reason = stopAsked() { throw FastgetError(.cancelled, reason) }
+        } catch  where error.code == .cancelled {
+            throw stoppedBeforeRename(error, start)
         }
         do {
             let mark = Journal(
@@ -221,6 +232,22 @@ extension Download {
         }
         start.checkpointer?.remove()
         return length
+    }
+
+    /// Why the run must stop (`pause` or `cancel` asked for it), nil while it need not: what
+    /// the long steps outside a transfer (preallocation, digest checks, the final sync) ask.
+    func stopAsked() -> String? { control.withLock { $0.stop?.reason } }
+
+    /// A stop after every byte is in, before the rename (during the digest check, or before the
+    /// final sync): the journal, checkpointed now, claims the whole file, so the rerun only
+    /// checks it again. A single stream, which cannot resume, leaves nothing.
+    private func stoppedBeforeRename(_ error: FastgetError, _ start: StartPoint) -> FastgetError {
+        guard let checkpointer = start.checkpointer else {
+            try? FileSystem.remove(start.output.partPath)
+            return error
+        }
+        if let bytes = try? checkpointer.checkpoint(start.table) { hub.publish(.checkpoint(bytesOnDisk: bytes)) }
+        return error.withHint("run the same command again to resume (journal: \(checkpointer.path))")
     }
 
     /// Makes `transfer` the one `pause`/`cancel` stop (applying a stop asked for before it
@@ -297,7 +324,7 @@ extension Download {
         _ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool, transfer: Transfer,
         tell: (String) -> Void
     ) throws(FastgetError) {
-        let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0))
+        let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0), stop: stopAsked)
         guard actual == checksum.hex else {
             start.checkpointer?.remove()
             if transfer.sources.count > 1 {

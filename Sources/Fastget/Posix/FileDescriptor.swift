@@ -113,13 +113,13 @@ package final class FileDescriptor: @unchecked Sendable {
         _ = try retryingOnInterrupt("ftruncate") { ftruncate(descriptor, off_t(length)) }
     }
 
-    /// Reserves blocks for `[0, length)` so that the download cannot run out of space half-way.
-    /// Returns false when the file system cannot preallocate (`EOPNOTSUPP`); `ENOSPC` throws.
-    /// The corresponding C function is `fallocate`.
-    package func preallocate(_ length: Int64) throws(SystemError) -> Bool {
+    /// Reserves blocks for `[offset, offset + length)` so that the download cannot run out of
+    /// space half-way. Returns false when the file system cannot preallocate (`EOPNOTSUPP`);
+    /// `ENOSPC` throws. The corresponding C function is `fallocate`.
+    package func preallocate(_ length: Int64, from offset: Int64 = 0) throws(SystemError) -> Bool {
         guard length > 0 else { return true }
         while true {
-            if fastget_fallocate(descriptor, 0, off_t(length)) == 0 { return true }
+            if fastget_fallocate(descriptor, off_t(offset), off_t(length)) == 0 { return true }
             switch errno {
             case EINTR: continue
             case EOPNOTSUPP, ENOSYS: return false

@@ -31,6 +31,18 @@ package enum FaultInjection {
         _ = failingSyncs.withLock { $0.remove(path) }
     }
 
+    private static let digestReaders = Locked<[String: @Sendable () -> Void]>([:])
+
+    /// Calls `body` before every read of a digest check of `path` (a `.part` or a complete
+    /// file), on the thread that checks: a test stops the download exactly mid-check.
+    package static func beforeDigestReads(of path: String, _ body: (@Sendable () -> Void)?) {
+        digestReaders.withLock { $0[path] = body }
+    }
+
+    static func willReadForDigest(_ path: String) {
+        digestReaders.withLock { $0[path] }?()
+    }
+
     /// Whether a sync of the output file `path` must fail.
     static func shouldFailSync(_ path: String) -> Bool {
         failingSyncs.withLock { $0.contains(path) }

@@ -11,11 +11,18 @@ final class OutputFile: WriteTarget, Sendable {
     /// journal where it was (still true) and the final rename.
     private let syncFailure = Locked<FastgetError?>(nil)
 
+    /// The most one `fallocate` reserves: on tmpfs it zeroes every page (about 1 GiB/s here)
+    /// and a slow disk may take as long, so a stop is looked at between pieces this size.
+    static let preallocationStep: Int64 = 256 << 20
+
     /// Creates `<finalPath>.part` anew (a regular file there is replaced, anything else refused;
     /// see `SidecarFiles.replace`) and sizes it to `length` when known.
-    /// - Parameter keeping: open the existing `.part` of a resumed download instead, a regular
-    ///   file only; it may be shorter than `length` (a run stopped before growing it), never longer.
-    init(finalPath: String, length: Int64?, keeping: Bool = false) throws(FastgetError) {
+    /// - Parameters:
+    ///   - keeping: open the existing `.part` of a resumed download instead, a regular file
+    ///     only; it may be shorter than `length` (a run stopped before growing it), never longer.
+    ///   - stop: why the download must stop, nil while it need not: asked between pieces of
+    ///     the preallocation, which throws `.cancelled` (and removes a `.part` it created).
+    init(finalPath: String, length: Int64?, keeping: Bool = false, stop: () -> String? = { nil }) throws(FastgetError) {
         self.finalPath = finalPath
         partPath = SidecarFiles(finalPath).part
         handle = keeping ? try SidecarFiles.openExisting(partPath) : try SidecarFiles.replace(partPath)
@@ -29,11 +36,25 @@ final class OutputFile: WriteTarget, Sendable {
             if size == length { return }
             guard size < length else { throw FastgetError(.localIO, "\(partPath) is longer than the journal's length") }
         }
-        do {
+        do throws(SystemError) {
             try handle.setLength(length)
-            _ = try handle.preallocate(length)
         } catch {
             throw FastgetError.local(error, path: partPath)
+        }
+        var offset: Int64 = 0
+        while offset < length {
+            if let reason = stop() {
+                // A `.part` made just now holds nothing: it goes rather than stay without a journal.
+                if !keeping { try? FileSystem.remove(partPath) }
+                throw FastgetError(.cancelled, reason)
+            }
+            let count = min(OutputFile.preallocationStep, length - offset)
+            do {
+                guard try handle.preallocate(count, from: offset) else { return }
+            } catch {
+                throw FastgetError.local(error, path: partPath)
+            }
+            offset += count
         }
     }
 
@@ -92,12 +113,16 @@ final class OutputFile: WriteTarget, Sendable {
     }
 
     /// The digest of the first `length` bytes, read back from the file in `buffer`-sized pieces.
-    func digest(_ algorithm: Checksum.Algorithm, length: Int64, buffer: UnsafeMutableRawBufferPointer) throws(FastgetError) -> String {
-        try OutputFile.digest(algorithm, of: handle, at: partPath, length: length, buffer: buffer)
+    /// `stop`: why the check must end early, nil while it need not; asked before every piece
+    /// (a stop is honoured within one read, not after gigabytes), and it throws `.cancelled`.
+    func digest(
+        _ algorithm: Checksum.Algorithm, length: Int64, buffer: UnsafeMutableRawBufferPointer, stop: () -> String? = { nil }
+    ) throws(FastgetError) -> String {
+        try OutputFile.digest(algorithm, of: handle, at: partPath, length: length, buffer: buffer, stop: stop)
     }
 
-    /// The digest of the whole file at `path` (one already complete).
-    static func digest(_ algorithm: Checksum.Algorithm, ofFile path: String) throws(FastgetError) -> String {
+    /// The digest of the whole file at `path` (one already complete); `stop` as above.
+    static func digest(_ algorithm: Checksum.Algorithm, ofFile path: String, stop: () -> String? = { nil }) throws(FastgetError) -> String {
         let file: FileDescriptor
         let length: Int64
         do {
@@ -108,18 +133,22 @@ final class OutputFile: WriteTarget, Sendable {
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 17, alignment: 16)
         defer { buffer.deallocate() }
-        return try digest(algorithm, of: file, at: path, length: length, buffer: buffer)
+        return try digest(algorithm, of: file, at: path, length: length, buffer: buffer, stop: stop)
     }
 
     private static func digest(
         _ algorithm: Checksum.Algorithm, of handle: FileDescriptor, at partPath: String, length: Int64,
-        buffer: UnsafeMutableRawBufferPointer
+        buffer: UnsafeMutableRawBufferPointer, stop: () -> String?
     ) throws(FastgetError) -> String {
         guard let digest = Digest(algorithm.digest) else {
             throw FastgetError(.localIO, "libcrypto cannot compute \(algorithm.rawValue)")
         }
         var offset: Int64 = 0
         while offset < length {
+            #if FASTGET_FAULTS
+            FaultInjection.willReadForDigest(partPath)
+            #endif
+            if let reason = stop() { throw FastgetError(.cancelled, reason) }
             let want = Int(min(Int64(buffer.count), length - offset))
             let count: Int
             do {

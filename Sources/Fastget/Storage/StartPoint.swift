@@ -21,7 +21,7 @@ struct StartPoint {
     /// `singleStream` forces one plain GET (the server stopped honouring ranges).
     static func prepare(
         destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-        singleStream: Bool = false, notice: (String) -> Void
+        singleStream: Bool = false, notice: (String) -> Void, stop: () -> String? = { nil }
     ) throws(FastgetError) -> StartPoint? {
         if FileSystem.isDirectory(destination) {
             throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
@@ -60,7 +60,7 @@ struct StartPoint {
                 at: journalPath, partPath: partPath, header: header,
                 continuing: options.continuePartial, notice: notice)
         {
-            let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true)
+            let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, stop: stop)
             var resumed = header
             (resumed.mirrors, resumed.digest) = (journal.mirrors, journal.digest)
             let segments =
@@ -83,12 +83,12 @@ struct StartPoint {
         if options.continuePartial && !options.overwrite && (finalExists || foreignPart) {
             return try continuing(
                 destination: destination, from: foreignPart ? partPath : destination, resource: resource, header: header,
-                options: options, notice: notice)
+                options: options, notice: notice, stop: stop)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
         try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
         try? FileSystem.remove(journalPath)
-        let output = try OutputFile(finalPath: destination, length: resource.length)
+        let output = try OutputFile(finalPath: destination, length: resource.length, stop: stop)
         guard segmented, let length = resource.length else {
             return StartPoint(
                 output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
@@ -220,7 +220,7 @@ struct StartPoint {
     /// `prefix`: the file holding them, `destination` or another program's `NAME.part`.
     private static func continuing(
         destination: String, from prefix: String, resource: RemoteResource, header: Journal,
-        options: DownloadOptions, notice: (String) -> Void
+        options: DownloadOptions, notice: (String) -> Void, stop: () -> String?
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         let localSize = FileSystem.size(prefix) ?? 0
@@ -238,7 +238,7 @@ struct StartPoint {
         if localSize > length {
             notice("\(prefix) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
             try? FileSystem.remove(files.journal)
-            let output = try OutputFile(finalPath: destination, length: length)
+            let output = try OutputFile(finalPath: destination, length: length, stop: stop)
             let ranges = SegmentPlan.ranges(length: length, options: options)
             return try fresh(
                 output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
@@ -275,7 +275,7 @@ struct StartPoint {
         } catch {
             throw FastgetError.local(error, path: destination)
         }
-        let output = try OutputFile(finalPath: destination, length: length, keeping: true)
+        let output = try OutputFile(finalPath: destination, length: length, keeping: true, stop: stop)
         notice("continuing \(prefix) from byte \(localSize)")
         return StartPoint(
             output: output, table: SegmentTable(journal: entries),
