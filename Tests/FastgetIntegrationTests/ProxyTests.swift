@@ -52,7 +52,9 @@ import Testing
         #expect(server.requests.count >= 2) // two ranges (the first the probe's) arrived, inside the tunnels
     }
 
-    @Test func aProxyThatWantsCredentialsIsExit77() throws {
+    /// A 407 names the proxy with one message and hint, whether it answered a plain request
+    /// (http through the proxy) or the CONNECT of a tunnel (https); never the origin.
+    @Test func aProxyThatWantsCredentialsIsNamedTheSameWayForPlainAndTunnel() throws {
         let server = try TestServer(file: TestFile(data))
         let proxy = try TestProxy(credentials: "agent:s3cret")
         defer { proxy.stop() }
@@ -62,14 +64,43 @@ import Testing
         defer { certificates.remove() }
         let identity = try TestIdentity(directory: certificates)
         let tls = try TestServer(file: TestFile(data), TestServer.Configuration(tls: identity))
+        let expected =
+            "fastget: error: proxy 127.0.0.1:\(proxy.port) wants credentials (407)\n"
+            + "hint: give them in the proxy URL: --proxy http://USER:PASS@127.0.0.1:\(proxy.port)\n"
         // https: the CONNECT is refused with 407.
         let tunnel = try fastget(["--cacert", identity.certificatePath, "--proxy", proxy.url(), tls.url("/f.bin")], in: directory)
-        #expect(tunnel.status == 77, "\(tunnel.stderr)")
-        #expect(tunnel.stderr.hasPrefix("fastget: error: proxy 127.0.0.1:\(proxy.port) requires authentication (407)"), "\(tunnel.stderr)")
+        #expect(tunnel.status == 77)
+        #expect(tunnel.stderr == expected)
         // http: the proxy's 407 is the answer to the request itself.
         let plain = try fastget(["--proxy", proxy.url(), server.url("/f.bin")], in: directory)
-        #expect(plain.status == 77, "\(plain.stderr)")
+        #expect(plain.status == 77)
+        #expect(plain.stderr == expected)
+        // Wrong credentials: the hint says to check them.
+        let wrong = try fastget(["--proxy", proxy.url(credentials: "agent:wrong"), server.url("/f.bin")], in: directory)
+        #expect(wrong.status == 77)
+        #expect(
+            wrong.stderr == "fastget: error: proxy 127.0.0.1:\(proxy.port) wants credentials (407)\n"
+                + "hint: it refused the user and password in the proxy URL; check them (--proxy http://USER:PASS@127.0.0.1:\(proxy.port))\n")
         #expect(server.requests.isEmpty && tls.requests.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    /// A dead proxy (a stale http_proxy) is blamed, not the origin behind it.
+    @Test func aProxyThatRefusesConnectionsIsNamed() throws {
+        let server = try TestServer(file: TestFile(data))
+        let port = try freeLoopbackPort() // bound, then closed: nothing listens there
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let expected =
+            "fastget: error: connection refused by proxy 127.0.0.1:\(port)\n"
+            + "hint: the proxy is set by --proxy (-x) or the http_proxy/https_proxy variables; --noproxy '*' goes direct\n"
+        let stale = try fastget(["-o", "f.bin", server.url("/f.bin")], environment: ["http_proxy": "http://127.0.0.1:\(port)"], in: directory)
+        #expect(stale.status == 69)
+        #expect(stale.stderr == expected)
+        let explicit = try fastget(["-x", "http://127.0.0.1:\(port)", "-o", "f.bin", "https://127.0.0.1:\(server.port)/f.bin"], in: directory)
+        #expect(explicit.status == 69)
+        #expect(explicit.stderr == expected)
+        #expect(server.requests.isEmpty)
     }
 
     @Test(arguments: ["127.0.0.1", "*", "localhost,.example.com,127.0.0.1:1"])

@@ -62,10 +62,17 @@ package final class Connector: Sendable {
     package func connect(to url: HTTPURL, created: (Socket) -> Void = { _ in }) throws -> HTTPConnection {
         let deadline = MonotonicClock.seconds() + connectTimeout
         let proxy = try proxies.proxy(for: url)
-        let socket = try open(proxy ?? url, deadline: deadline, created: created)
+        let socket: Socket
+        do {
+            socket = try open(proxy ?? url, deadline: deadline, created: created)
+            if url.scheme == .https, let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
+        } catch {
+            // The hop that failed is the proxy: the origin was never reached.
+            guard let proxy else { throw error }
+            throw ProxyError.connecting(to: proxy, error)
+        }
         let stream: any ByteStream
         if url.scheme == .https {
-            if let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
             let tlsStream = try TLSStream(
                 socket: socket, context: try tls(), host: url.host,
                 hostIsIPAddress: url.hostIsIPAddress, port: url.port, deadline: deadline)
@@ -76,7 +83,7 @@ package final class Connector: Sendable {
         socket.makeBlocking(readTimeout: ioTimeout, writeTimeout: ioTimeout)
         let viaProxy = proxy != nil && url.scheme == .http
         return HTTPConnection(
-            stream: stream, origin: url.origin, viaProxy: viaProxy,
+            stream: stream, origin: url.origin, proxy: viaProxy ? proxy : nil,
             proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
     }
 
@@ -123,9 +130,7 @@ package final class Connector: Sendable {
             case 200...299:
                 return
             case 407:
-                throw ProxyError(
-                    .authenticationRequired, "proxy \(proxy.withoutCredentials.authority) requires authentication (407)",
-                    hint: proxy.user == nil ? "give the proxy's user in its URL: http://USER:PASS@host:port" : nil)
+                throw ProxyError.wantsCredentials(proxy)
             default:
                 throw ProxyError(
                     .refused, "proxy \(proxy.withoutCredentials.authority) refused to connect to \(url.authority) (\(answer.status) \(answer.reason))"

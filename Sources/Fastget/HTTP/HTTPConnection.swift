@@ -28,13 +28,15 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
 
     /// Requests go to a proxy in absolute form (plain HTTP through a proxy), with this
     /// `Proxy-Authorization` when it needs one.
-    private let viaProxy: Bool
+    private let proxy: HTTPURL?
+    private var viaProxy: Bool { proxy != nil }
     private let proxyAuthorization: String?
 
-    package init(stream: any ByteStream, origin: String, viaProxy: Bool = false, proxyAuthorization: String? = nil) {
+    /// - Parameter proxy: the proxy plain requests go through in absolute form (nil: direct).
+    package init(stream: any ByteStream, origin: String, proxy: HTTPURL? = nil, proxyAuthorization: String? = nil) {
         self.stream = stream
         self.origin = origin
-        self.viaProxy = viaProxy
+        self.proxy = proxy
         self.proxyAuthorization = proxyAuthorization
         receive = .allocate(byteCount: 16 * 1024, alignment: 16)
     }
@@ -88,6 +90,8 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
                 parser = HeadParser()
                 continue
             }
+            // The proxy's own answer, not the origin's: it names the hop that wants credentials.
+            if let proxy, head.status == 407 { throw ProxyError.wantsCredentials(proxy) }
             let hasBody = !(method == "HEAD" || head.status == 204 || head.status == 304)
             if hasBody { try head.checkTransferCoding() }
             responses += 1

@@ -1,5 +1,6 @@
-/// Why a proxy cannot be used: its URL is malformed or not `http://`, it wants credentials, or
-/// it refused the tunnel. `FastgetError.from` gives each kind its code.
+/// Why a proxy cannot be used: its URL is malformed or not `http://`, it cannot be resolved or
+/// reached, it does not answer, it wants credentials, or it refused the tunnel. Each names the
+/// proxy, never the origin behind it. `FastgetError.from` gives each kind its code.
 package struct ProxyError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable {
         /// The proxy URL (given or from the environment) is malformed or not `http://`.
@@ -8,6 +9,12 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         case authenticationRequired
         /// The proxy answered a `CONNECT` with anything else but 2xx.
         case refused
+        /// The proxy's host name does not resolve.
+        case unresolved
+        /// Nothing accepts connections at the proxy's address, or it cannot be reached.
+        case unreachable
+        /// The proxy did not answer in time (connect, tunnel), or its name could not be looked up now.
+        case unanswered
     }
 
     package let kind: Kind
@@ -23,4 +30,39 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
     }
 
     package var description: String { message }
+
+    /// Where the proxy was set, for hints.
+    private static let origin = "the proxy is set by --proxy (-x) or the http_proxy/https_proxy variables; --noproxy '*' goes direct"
+
+    /// A 407, to a plain request through the proxy or to its `CONNECT`: one message either way.
+    package static func wantsCredentials(_ proxy: HTTPURL) -> ProxyError {
+        let name = proxy.withoutCredentials.authority
+        return ProxyError(
+            .authenticationRequired, "proxy \(name) wants credentials (407)",
+            hint: proxy.user == nil
+                ? "give them in the proxy URL: --proxy http://USER:PASS@\(name)"
+                : "it refused the user and password in the proxy URL; check them (--proxy http://USER:PASS@\(name))")
+    }
+
+    /// The error of connecting to `proxy` (resolving it, connecting, asking for a tunnel), with
+    /// the proxy named; a `ProxyError` already is one.
+    package static func connecting(to proxy: HTTPURL, _ error: any Error) -> any Error {
+        let name = proxy.withoutCredentials.authority
+        switch error {
+        case let error as ResolveError:
+            return error.isNotFound
+                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", hint: origin)
+                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", hint: origin)
+        case let error as SystemError where error.errno == Errno.connectionRefused:
+            return ProxyError(.unreachable, "connection refused by proxy \(name)", hint: origin)
+        case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
+            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", hint: origin)
+        case let error as SystemError:
+            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", hint: origin)
+        case is TransferError:
+            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", hint: origin)
+        default:
+            return error
+        }
+    }
 }

@@ -188,7 +188,9 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 switch error.kind {
                 case .invalid: .usage
                 case .authenticationRequired: .accessDenied
-                case .refused: .unavailable
+                case .refused, .unreachable: .unavailable
+                case .unresolved: .hostNotFound
+                case .unanswered: .temporary
                 }
             return FastgetError(code, error.message, hint: error.hint)
         case let error as UnsendableField:
