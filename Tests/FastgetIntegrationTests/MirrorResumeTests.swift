@@ -55,7 +55,10 @@ import Testing
         defer { directory.remove() }
         let arguments = ["-q", "-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", primary.server.url(), mirror.server.url()]
         let journal = try runAndKill(arguments, in: directory, mirror)
-        #expect(journal.mirrors == [Journal.Mirror(url: mirror.server.url(), validator: .etag("\"b\""))])
+        #expect(
+            journal.mirrors == [
+                Journal.Mirror(url: mirror.server.url(), validator: Validator(etag: "\"b\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"))
+            ])
         mirror.server.clearRecords()
         let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
         #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -77,7 +80,8 @@ import Testing
         let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
-        let notice = "mirror \(mirror.server.url()) not used: its file changed since the last run (ETag \"b\" → ETag \"c\")"
+        let notice =
+            "mirror \(mirror.server.url()) not used: its file changed since the last run (ETag \"b\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT → ETag \"c\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT)"
         #expect(rerun.stderr.contains(notice), "\(rerun.stderr)")
         #expect(mirror.rangeRequests.isEmpty, "only its probe")
     }

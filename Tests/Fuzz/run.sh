@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes fastget's parsers with libFuzzer: the response-head parser, the chunked decoder,
-# Content-Range, the URL parser, the journal decoder, and the configuration file and netrc
-# readers (their CRLF line ends).
+# Content-Range, the URL parser, the journal decoder (every version it reads), and the
+# configuration file and netrc readers (their CRLF line ends).
 #
 #   Tests/Fuzz/run.sh [SECONDS] [TARGET...]     (default: 600 seconds each, every target)
 #

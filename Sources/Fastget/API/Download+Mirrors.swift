@@ -57,7 +57,8 @@ extension Download {
                     tell("mirror \(name) not used: \(reason)")
                     continue
                 }
-                usable.append(ProbedMirror(given: candidate, url: probed.url, validator: Validator(probed)))
+                let validator = earlier?.validator.map { $0.filled(from: Validator(probed)) } ?? Validator(probed)
+                usable.append(ProbedMirror(given: candidate, url: probed.url, validator: validator))
                 if earlier == nil { records.append(Journal.Mirror(url: name, validator: Validator(probed))) }
             case nil:
                 break
@@ -77,10 +78,10 @@ extension Download {
             if name.utf8.count > Journal.maximumStringBytes { return "its URL is too long to record" }
             return recorded >= Journal.maximumMirrors ? "the journal already records \(recorded) mirrors" : nil
         }
-        if earlier.validator != now {
+        if !Validator.same(earlier.validator, now) {
             return "its file changed since the last run (\(earlier.validator?.description ?? "no validator") → \(now?.description ?? "no validator"))"
         }
-        if now == nil && expected == nil { return "it gives no ETag or Last-Modified, so a change since the last run could not be seen" }
+        if now?.headerValue == nil && expected == nil { return "it gives no ETag or Last-Modified, so a change since the last run could not be seen" }
         return nil
     }
 

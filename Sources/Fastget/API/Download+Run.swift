@@ -144,7 +144,7 @@ extension Download {
         if handed != nil { unread = nil }
         let transfer = Transfer(
             requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
-            validator: start.segmented ? Validator(resource) : nil, opened: handed, mirrors: mirrors)
+            validator: start.segmented ? start.resumedValidator ?? Validator(resource) : nil, opened: handed, mirrors: mirrors)
         if let handed { transfer.latency.record(handed.latency) }
         return transfer
     }

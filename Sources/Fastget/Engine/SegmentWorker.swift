@@ -360,7 +360,7 @@ final class SegmentWorker {
             return opened.connection
         }
         var fields = [(name: "Range", value: range.headerValue)]
-        if let validator = source.validator { fields.append(("If-Range", validator.headerValue)) }
+        if let value = source.validator?.headerValue { fields.append(("If-Range", value)) }
         let request = transfer.requester.request("GET", url, extra: fields)
         let sent = MonotonicClock.seconds()
         let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }

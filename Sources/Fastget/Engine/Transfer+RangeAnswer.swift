@@ -23,7 +23,9 @@ extension Transfer {
                 // If-Range answered with the whole body of another version: the file is no
                 // longer the one whose bytes are on disk. (A 200 that still carries our
                 // validator is a server ignoring Range, handled below.)
-                let error = FastgetError(.protocolViolation, "the file changed on the server (If-Range \(validator) answered 200)")
+                // (Without If-Range, only a conflicting validator fails `matches`.)
+                let reason = validator.guardDescription.map { "If-Range \($0) answered 200" } ?? validator.conflict(with: head) ?? ""
+                let error = FastgetError(.protocolViolation, "the file changed on the server (\(reason))")
                 if mirror { throw SourceRejected(reason: error.message) }
                 control.failBecauseChanged(error)
                 throw error
@@ -49,13 +51,9 @@ extension Transfer {
             throw error
         }
         // A 206 naming another version than the one on disk: bytes of two versions must not mix.
-        let changedFrom: String? =
-            switch validator {
-            case .etag(let expected): head.etag.flatMap { $0 == expected ? nil : "ETag \($0), expected \(expected)" }
-            case .lastModified(let expected): head.lastModified.flatMap { $0 == expected ? nil : "Last-Modified \($0), expected \(expected)" }
-            case nil: nil
-            }
-        if let changedFrom {
+        // Every validator it carries counts, not only the one `If-Range` sent: a server may
+        // change a weak ETag and keep Last-Modified (and If-Range cannot carry a weak ETag).
+        if let changedFrom = validator?.conflict(with: head) {
             connection.shutdown()
             let error = FastgetError(.protocolViolation, "the file changed on the server (\(changedFrom))")
             if mirror { throw SourceRejected(reason: error.message) }

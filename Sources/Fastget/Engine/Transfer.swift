@@ -89,7 +89,7 @@ final class Transfer: Sendable {
                 try? Prober(requester: requester, track: { [control] in control.connections.track(id, $0) }).probe(location.original)
             },
             sameFile: { [self] fresh in
-                fresh.length == resource.length && (validator == nil || Validator(fresh) == validator)
+                fresh.length == resource.length && (validator == nil || Validator.same(validator, Validator(fresh)))
             })
         if outcome == .changed {
             control.failBecauseChanged(

@@ -1,38 +1,91 @@
-/// What guards a resumed byte range: the server's strong ETag, or else its Last-Modified date.
-package enum Validator: Sendable, Equatable, CustomStringConvertible {
-    case etag(String)
-    case lastModified(String)
+/// What names one version of the file on a server: its ETag as sent, weak or strong, and its
+/// Last-Modified. Express (`send`) keeps Last-Modified and changes only a weak ETag when a file
+/// is rewritten at the same size within a second, so both are compared; only the strong ETag
+/// or the date can go in `If-Range` (RFC 9110 §13.1.5).
+package struct Validator: Sendable, Equatable, CustomStringConvertible {
+    /// The entity tag as sent, weak (`W/"…"`) or strong.
+    package let etag: String?
+    package let lastModified: String?
 
-    /// The value sent in `If-Range`.
-    package var headerValue: String {
-        switch self {
-        case .etag(let value), .lastModified(let value): value
-        }
+    /// Nil when there is neither (an empty field counts as none).
+    package init?(etag: String?, lastModified: String?) {
+        let etag = etag?.isEmpty == false ? etag : nil
+        let lastModified = lastModified?.isEmpty == false ? lastModified : nil
+        guard etag != nil || lastModified != nil else { return nil }
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The probe's ETag and Last-Modified, or nil when it gave neither.
+    init?(_ resource: RemoteResource) {
+        self.init(etag: resource.etag, lastModified: resource.lastModified)
+    }
+
+    /// A version known only by its ETag (what a version 1 or 2 journal recorded for kind 1).
+    package static func etag(_ value: String) -> Validator { Validator(etag: value, lastModified: nil)! }
+
+    /// A version known only by its Last-Modified.
+    package static func lastModified(_ value: String) -> Validator { Validator(etag: nil, lastModified: value)! }
+
+    /// The entity tag when it is strong: weak tags cannot guard a byte range.
+    package var strongETag: String? {
+        guard let etag, !etag.hasPrefix("W/") else { return nil }
+        return etag
+    }
+
+    /// The value sent in `If-Range`: the strong ETag, else Last-Modified; nil with only a weak
+    /// ETag, which then cannot vouch for a resume on its own.
+    package var headerValue: String? { strongETag ?? lastModified }
+
+    /// What `If-Range` carries, as text for messages and the completion mark: "ETag …" or
+    /// "Last-Modified …".
+    package var guardDescription: String? {
+        if let strongETag { return "ETag \(strongETag)" }
+        return lastModified.map { "Last-Modified \($0)" }
     }
 
     package var description: String {
-        switch self {
-        case .etag(let value): "ETag \(value)"
-        case .lastModified(let value): "Last-Modified \(value)"
-        }
+        [etag.map { "ETag \($0)" }, lastModified.map { "Last-Modified \($0)" }].compactMap { $0 }.joined(separator: ", ")
     }
 
-    /// Whether a response names the same version (its ETag or Last-Modified equals this).
+    /// The first field `other` gives a value other than this one's ("ETag W/"b", expected
+    /// W/"a""); nil when none differs. A field either lacks is no difference: CDNs leave the
+    /// ETag out of 206 answers that their HEAD answers carry.
+    package func conflict(with other: Validator?) -> String? {
+        guard let other else { return nil }
+        if let etag, let theirs = other.etag, theirs != etag { return "ETag \(theirs), expected \(etag)" }
+        if let lastModified, let theirs = other.lastModified, theirs != lastModified {
+            return "Last-Modified \(theirs), expected \(lastModified)"
+        }
+        return nil
+    }
+
+    /// Whether a response names this version: no field differs, and it carries the one
+    /// `If-Range` sent (a 200 without it answers a failed `If-Range`, or comes from another
+    /// version).
     func matches(_ head: ResponseHead) -> Bool {
-        switch self {
-        case .etag(let value): head.etag == value
-        case .lastModified(let value): head.lastModified == value
-        }
+        let theirs = Validator(etag: head.etag, lastModified: head.lastModified)
+        guard conflict(with: theirs) == nil else { return false }
+        if let strongETag { return theirs?.etag == strongETag }
+        if let lastModified { return theirs?.lastModified == lastModified }
+        return true
     }
 
-    /// The strong ETag when there is one, else Last-Modified, else nil.
-    init?(_ resource: RemoteResource) {
-        if let etag = resource.strongETag {
-            self = .etag(etag)
-        } else if let date = resource.lastModified {
-            self = .lastModified(date)
-        } else {
-            return nil
-        }
+    /// Whether `earlier` (a journal's record) and `now` (a probe) name the same version: no
+    /// field differs, and `If-Range` would carry the same field (a strong ETag that appeared or
+    /// went means another file).
+    package static func same(_ earlier: Validator?, _ now: Validator?) -> Bool {
+        earlier?.headerValue == now?.headerValue && earlier?.conflict(with: now) == nil
+    }
+
+    /// This version with the fields only `other` gives filled in (a resume knows what the
+    /// journal recorded and what the probe sees now; a 206 is compared with both).
+    package func filled(from other: Validator?) -> Validator {
+        Validator(etag: etag ?? other?.etag, lastModified: lastModified ?? other?.lastModified)!
+    }
+
+    /// Whether a response head carries a field that differs: see `conflict(with:)`.
+    func conflict(with head: ResponseHead) -> String? {
+        conflict(with: Validator(etag: head.etag, lastModified: head.lastModified))
     }
 }

@@ -10,9 +10,12 @@ enum CompletionMark {
     static let origin = "user.xdg.origin.url"
     static let complete = "user.fastget.complete"
 
-    /// The `user.fastget.complete` text for `header` (length, validator) at `mtime`.
+    /// The `user.fastget.complete` text for `header` (length, validator) at `mtime`: the length,
+    /// what `If-Range` would carry, the time, then every validator (a weak ETag changes where
+    /// Last-Modified does not). Nil without a validator that can guard a range.
     static func text(_ header: Journal, mtime: String) -> String? {
-        header.validator.map { "\(header.length)\n\($0.description)\n\(mtime)" }
+        guard let validator = header.validator, let guarded = validator.guardDescription else { return nil }
+        return "\(header.length)\n\(guarded)\n\(mtime)\n\(validator)"
     }
 
     /// Marks the open `.part` of the download `header` describes, just before its rename.
@@ -29,7 +32,7 @@ enum CompletionMark {
             let size = FileSystem.size(path), let mtime = FileSystem.modificationTime(path)
         else { return nil }
         let lines = text.split(separator: "\n")
-        guard lines.count == 3, lines[0] == "\(size)", lines[2] == mtime, lines[1].hasPrefix("ETag ") else { return nil }
+        guard lines.count >= 3, lines[0] == "\(size)", lines[2] == mtime, lines[1].hasPrefix("ETag ") else { return nil }
         return String(lines[1].dropFirst(5))
     }
 
@@ -38,6 +41,8 @@ enum CompletionMark {
         guard FileSystem.size(path) == header.length, FileSystem.attribute(path, origin) == header.url,
             let mtime = FileSystem.modificationTime(path), let expected = text(header, mtime: mtime)
         else { return false }
-        return FileSystem.attribute(path, complete) == expected
+        guard let stored = FileSystem.attribute(path, complete) else { return false }
+        // A mark of three lines comes from a release that recorded only what If-Range carries.
+        return stored == expected || stored == expected.split(separator: "\n").prefix(3).joined(separator: "\n")
     }
 }

@@ -1,24 +1,31 @@
 /// The resume journal, `<name>.fastget` beside `<name>.part`: which bytes of which version of
 /// which URL are on disk.
 ///
-/// Layout, little-endian, version 2:
+/// Layout, little-endian, version 3:
 ///
 ///     offset  size  field
 ///     0       8     magic "FASTGETJ"
-///     8       2     version (1)
+///     8       2     version (3)
 ///     10      2     reserved, 0
 ///     12      4     payload length P
 ///     16      P     payload:
 ///                     i64 total length
-///                     u8  validator kind (0 none, 1 strong ETag, 2 Last-Modified), u32 n, n bytes
+///                     validator: u32 n, n bytes ETag as sent (weak or strong);
+///                       u32 n, n bytes Last-Modified (each empty when absent)
 ///                     u32 n, n bytes  URL as given
 ///                     u32 n, n bytes  final URL after redirects
 ///                     u32 count, then count × (i64 start, i64 end, i64 written)
 ///                     u32 count, then count × mirror (u32 n, n bytes URL as given;
 ///                       validator as above)
 ///                     u32 n, n bytes  the digest the file must have, `algorithm=hex`, or
-///                       empty — these two absent in version 1, which is still read
+///                       empty
+///                     u32 count, then count × (u32 n, n bytes) the mirrors, as given, whose
+///                       bytes were in a file that failed that digest: not used again
 ///     16+P    4     CRC-32 of bytes [0, 16+P)
+///
+/// Versions 1 and 2 are still read. Their validators are a kind byte (0 none, 1 strong ETag,
+/// 2 Last-Modified) and its text, so they know one field; version 1 ends after the segments,
+/// version 2 after the digest.
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk. The mirrors are the servers
@@ -31,7 +38,7 @@ package struct Journal: Sendable, Equatable {
     package typealias Entry = SegmentRecord
 
     package static let magic = Array("FASTGETJ".utf8)
-    package static let version: UInt16 = 2
+    package static let version: UInt16 = 3
     static let headerSize = 16
     /// A bound on any string field, so a damaged length cannot ask for gigabytes.
     static let maximumStringBytes = 64 * 1024
@@ -56,10 +63,13 @@ package struct Journal: Sendable, Equatable {
     package var segments: [Entry]
     package var mirrors: [Mirror]
     package var digest: Checksum?
+    /// Mirrors (URLs as given) whose bytes were in a file that failed `digest`: a rerun
+    /// leaves them out.
+    package var failedMirrors: [String]
 
     package init(
         url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry], mirrors: [Mirror] = [],
-        digest: Checksum? = nil
+        digest: Checksum? = nil, failedMirrors: [String] = []
     ) {
         self.url = url
         self.finalURL = finalURL
@@ -68,6 +78,7 @@ package struct Journal: Sendable, Equatable {
         self.segments = segments
         self.mirrors = mirrors
         self.digest = digest
+        self.failedMirrors = failedMirrors
     }
 
     /// Bytes the journal says are on disk.
@@ -91,6 +102,8 @@ package struct Journal: Sendable, Equatable {
             payload.appendValidator(mirror.validator)
         }
         payload.appendString(digest?.description ?? "")
+        payload.appendLittleEndian(UInt32(failedMirrors.count))
+        for url in failedMirrors { payload.appendString(url) }
         return Journal.framed(payload)
     }
 
@@ -113,7 +126,7 @@ package struct Journal: Sendable, Equatable {
         guard bytes.starts(with: magic) else { throw .foreign }
         var reader = ByteReader(bytes: bytes, offset: magic.count)
         let version: UInt16 = try reader.read()
-        guard version == 1 || version == Journal.version else { throw .unsupportedVersion(version) }
+        guard (1...Journal.version).contains(version) else { throw .unsupportedVersion(version) }
         let reserved: UInt16 = try reader.read()
         let payloadLength: UInt32 = try reader.read()
         let total = headerSize + Int(payloadLength) + 4
@@ -125,7 +138,7 @@ package struct Journal: Sendable, Equatable {
 
         reader.end = total - 4
         let length: Int64 = try reader.read()
-        let validator = try reader.readValidator()
+        let validator = try reader.readValidator(version: version)
         let url = try reader.readString()
         let finalURL = try reader.readString()
         let count: UInt32 = try reader.read()
@@ -136,18 +149,27 @@ package struct Journal: Sendable, Equatable {
         }
         var mirrors: [Mirror] = []
         var digest: Checksum?
+        var failedMirrors: [String] = []
         if version >= 2 {
             let count: UInt32 = try reader.read()
             guard count <= maximumMirrors else { throw .invalid("\(count) mirrors") }
-            for _ in 0..<count { mirrors.append(Mirror(url: try reader.readString(), validator: try reader.readValidator())) }
+            for _ in 0..<count {
+                mirrors.append(Mirror(url: try reader.readString(), validator: try reader.readValidator(version: version)))
+            }
             let text = try reader.readString()
             if !text.isEmpty {
                 do { digest = try Checksum(text) } catch { throw .invalid("digest '\(text)'") }
             }
         }
+        if version >= 3 {
+            let count: UInt32 = try reader.read()
+            guard count <= maximumMirrors else { throw .invalid("\(count) failed mirrors") }
+            for _ in 0..<count { failedMirrors.append(try reader.readString()) }
+        }
         guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
         let journal = Journal(
-            url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors, digest: digest)
+            url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors, digest: digest,
+            failedMirrors: failedMirrors)
         try journal.checkTiling()
         return journal
     }
@@ -202,8 +224,10 @@ private struct ByteReader {
         return text
     }
 
-    /// A kind byte (0 none, 1 strong ETag, 2 Last-Modified) and its text, empty exactly for none.
-    mutating func readValidator() throws(JournalError) -> Validator? {
+    /// Version 3: the ETag and Last-Modified, each empty when absent. Versions 1 and 2: a kind
+    /// byte (0 none, 1 strong ETag, 2 Last-Modified) and its text, empty exactly for none.
+    mutating func readValidator(version: UInt16) throws(JournalError) -> Validator? {
+        if version >= 3 { return Validator(etag: try readString(), lastModified: try readString()) }
         let kind: UInt8 = try read()
         let text = try readString()
         switch kind {
@@ -226,10 +250,7 @@ extension [UInt8] {
     }
 
     mutating func appendValidator(_ validator: Validator?) {
-        switch validator {
-        case nil: append(0); appendString("")
-        case .etag(let value): append(1); appendString(value)
-        case .lastModified(let value): append(2); appendString(value)
-        }
+        appendString(validator?.etag ?? "")
+        appendString(validator?.lastModified ?? "")
     }
 }

@@ -15,6 +15,10 @@ struct StartPoint {
     var recordedMirrors: [Journal.Mirror] = []
     /// The digest the resumed journal recorded for its mirrors' bytes.
     var recordedDigest: Checksum?
+    /// The mirrors whose bytes failed that digest in an earlier run: not used again.
+    var failedMirrors: [String] = []
+    /// The resumed journal's validator, with what the probe adds filled in.
+    var resumedValidator: Validator?
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -62,7 +66,9 @@ struct StartPoint {
         {
             let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, stop: stop)
             var resumed = header
-            (resumed.mirrors, resumed.digest) = (journal.mirrors, journal.digest)
+            (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
+            // What the journal recorded and what the probe adds: a 206 is held to both.
+            resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
             let segments =
                 options.segments.map {
                     SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
@@ -72,7 +78,8 @@ struct StartPoint {
                 checkpointer: Checkpointer(path: journalPath, output: output, header: resumed),
                 segmented: true, resumedBytes: journal.bytesWritten,
                 replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
-                recordedMirrors: journal.mirrors, recordedDigest: journal.digest)
+                recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
+                resumedValidator: resumed.validator)
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
@@ -161,7 +168,7 @@ struct StartPoint {
     private static func finishedEarlier(_ destination: String, journalPath: String, partPath: String, header: Journal) -> Bool {
         guard case .success(let journal)? = Checkpointer.load(journalPath) else { return false }
         return !FileSystem.exists(partPath) && journal.url == header.url && journal.length == header.length
-            && journal.validator == header.validator && FileSystem.size(destination) == journal.length
+            && Validator.same(journal.validator, header.validator) && FileSystem.size(destination) == journal.length
     }
 
     /// A `.part` of `size` bytes can carry on from `journal` when it holds every byte the journal
@@ -203,10 +210,12 @@ struct StartPoint {
             let reason: String? =
                 if journal.url != header.url { "it is for \(journal.url)" } else if journal.length != header.length {
                     "the file's length changed from \(journal.length) to \(header.length) bytes"
-                } else if journal.validator != header.validator {
+                } else if !Validator.same(journal.validator, header.validator) {
                     "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
-                } else if journal.validator == nil && !continuing {
-                    "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
+                } else if journal.validator?.headerValue == nil && !continuing {
+                    journal.validator == nil
+                        ? "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
+                        : "the server gives only a weak ETag and no Last-Modified, so a changed file could not be told from this one"
                 } else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" } else { nil }
             if let reason {
                 notice("not resuming from \(path): \(reason); starting over")
