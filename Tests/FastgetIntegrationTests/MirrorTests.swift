@@ -34,6 +34,13 @@ import Testing
         return (try Download(url: url, options: options).run(), directory)
     }
 
+    /// The `Repr-Digest` field of `data`.
+    var reprDigest: String {
+        let hex = Array(SHA256.hex(data).utf8)
+        let raw = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        return "Repr-Digest: sha-256=:\(Data(raw).base64EncodedString()):"
+    }
+
     /// GETs with a Range other than the probe's bytes=0-, as the server saw them.
     func rangeRequests(_ server: TestServer) -> [RecordedRequest] {
         server.requests.filter { $0.method == "GET" && $0.header("Range") != nil && $0.header("Range") != "bytes=0-" }
@@ -111,9 +118,7 @@ import Testing
         let (_, zero) = try download(bare.url(), mirrors: [])
         defer { zero.remove() }
         #expect(mirror.requests.isEmpty)
-        let hex = Array(SHA256.hex(data).utf8)
-        let digest = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
-        let primary = try server(etag: "\"a\"") { $0.extraFields = [link, "Repr-Digest: sha-256=:\(digest.base64EncodedString()):"] }
+        let primary = try server(etag: "\"a\"") { $0.extraFields = [link, reprDigest] }
         let (first, one) = try download(primary.url(), mirrors: [])
         defer { one.remove() }
         #expect(SHA256.hex(ofFile: one.file("m.bin")) == SHA256.hex(data))
@@ -162,9 +167,7 @@ import Testing
     @Test func aDigestMismatchSaysWhichServerServedWhichRanges() throws {
         var bad = data
         for index in stride(from: 0, to: bad.count, by: 64 * 1024) { bad[index] ^= 0xFF } // wrong in every range it serves
-        let hex = Array(SHA256.hex(data).utf8)
-        let digest = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
-        let primary = try server(etag: "\"a\"") { $0.extraFields = ["Repr-Digest: sha-256=:\(digest.base64EncodedString()):"] }
+        let primary = try server(etag: "\"a\"") { $0.extraFields = [reprDigest] }
         var lying = TestFile(bad)
         lying.etag = "\"b\""
         let mirror = try TestServer(file: lying, MirrorTests.paced)
@@ -192,6 +195,36 @@ import Testing
         var reach: Int64 = 0
         for range in covered where range.0 <= reach { reach = max(reach, range.1) }
         #expect(reach == Int64(data.count), "\(covered)")
+    }
+
+    @Test func anAnnouncedMirrorWhoseBytesFailedTheDigestIsNamedAndLeftOutOfTheRerun() throws {
+        var bad = data
+        for index in stride(from: 0, to: bad.count, by: 64 * 1024) { bad[index] ^= 0xFF } // wrong in every range it serves
+        var lying = TestFile(bad)
+        lying.etag = "\"b\""
+        let mirror = try TestServer(file: lying, MirrorTests.paced)
+        let primary = try server(etag: "\"a\"") {
+            $0.extraFields = [reprDigest, "Link: <\(mirror.url())>; rel=duplicate"]
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-n", "4", "-o", "d.bin", primary.url()]
+        let first = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(first.status == 76, "\(first.stderr)")
+        #expect(first.stderr.contains("\(mirror.url()) served bytes "), "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "hint: the same command downloads it again without \(mirror.url()), which served part of it; --no-mirrors-from-headers leaves out the mirrors servers announce"
+            ), "\(first.stderr)")
+        mirror.clearRecords()
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
+        #expect(mirror.requests.isEmpty, "the rerun did not contact it: \(mirror.requests.map(\.method))")
+        #expect(
+            rerun.stderr.contains("mirror \(mirror.url()) not used: the file it served part of failed its digest check in an earlier run"),
+            "\(rerun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("d.bin.fastget")))
     }
 
     /// The most GETs a server was answering at once.

@@ -13,7 +13,8 @@ extension Download {
             return []
         }
         let expected = expectedChecksum(resource, recorded: start.recordedDigest)
-        let chosen = usableMirrors(of: resource, requester, expected: expected, recorded: start.recordedMirrors, tell: tell)
+        let chosen = usableMirrors(
+            of: resource, requester, expected: expected, recorded: start.recordedMirrors, failed: start.failedMirrors, tell: tell)
         start.checkpointer?.record(mirrors: chosen.records, digest: chosen.records.isEmpty ? nil : expected)
         return chosen.usable
     }
@@ -23,15 +24,24 @@ extension Download {
     /// slowest probe bounds the wait, not their sum; a stop ends them). A mirror whose probe
     /// fails, that has another length, that does not serve byte ranges or whose validator is not
     /// the one `recorded` gives it (its file changed since an earlier run wrote bytes it served)
-    /// is left out with a notice naming it. `records` is what the journal keeps from now on.
+    /// is left out with a notice naming it, and so is, unprobed, one whose bytes were in a file
+    /// that failed its digest (`failed`: a rerun would only fail the same way). `records` is
+    /// what the journal keeps from now on.
     func usableMirrors(
-        of resource: RemoteResource, _ requester: Requester, expected: Checksum?, recorded: [Journal.Mirror], tell: (String) -> Void
+        of resource: RemoteResource, _ requester: Requester, expected: Checksum?, recorded: [Journal.Mirror],
+        failed: [String] = [], tell: (String) -> Void
     ) -> (usable: [ProbedMirror], records: [Journal.Mirror]) {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
         let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors.map(\.url) : []
         var candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
+        candidates.removeAll { candidate in
+            let name = candidate.withoutCredentials.description
+            guard failed.contains(name) else { return false }
+            tell("mirror \(name) not used: the file it served part of failed its digest check in an earlier run")
+            return true
+        }
         // A file one connection takes whole never reaches a mirror.
         if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
         if !mirrorURLs.isEmpty && expected == nil {
@@ -83,6 +93,28 @@ extension Download {
         }
         if now?.headerValue == nil && expected == nil { return "it gives no ETag or Last-Modified, so a change since the last run could not be seen" }
         return nil
+    }
+
+    /// After a digest failure, the mirrors that may have served wrong bytes: those that served
+    /// any in this run and, when the run resumed bytes, those the journal recorded (they may
+    /// have served the resumed ones); after those an earlier failure left out already.
+    func suspectMirrors(_ transfer: Transfer, _ start: StartPoint) -> [String] {
+        var names = start.failedMirrors
+        let served = transfer.sources.filter { $0.index > 0 && !$0.served.isEmpty }.map(\.name)
+        let resumed = start.resumedBytes > 0 ? start.recordedMirrors.map(\.url) : []
+        for name in served + resumed where !names.contains(name) { names.append(name) }
+        return Array(names.suffix(Journal.maximumMirrors))
+    }
+
+    /// The hint after a digest failure that leaves `mirrors` out of the rerun; nil when none
+    /// is new (the servers left are the ones whose bytes failed).
+    func leftOutHint(_ mirrors: [String], _ resource: RemoteResource) -> String? {
+        guard !mirrors.isEmpty else { return nil }
+        let announced = Set(resource.announcedMirrors.map(\.url.withoutCredentials.description))
+        let flag =
+            mirrors.contains(where: announced.contains)
+            ? "; --no-mirrors-from-headers leaves out the mirrors servers announce" : ""
+        return "the same command downloads it again without \(mirrors.joined(separator: ", ")), which served part of it\(flag)"
     }
 
     /// Whether `mirror` names another file than the download's URL (`fastget a.img b.img`,

@@ -316,24 +316,32 @@ extension Download {
     }
 
     /// Reads the finished `.part` file back and compares its digest. A mismatch keeps the file
-    /// as `.part` and drops the journal: its bytes are all there, and wrong, so a rerun fetches
-    /// the file anew.
-    /// With several servers, a notice per server says which ranges it served, so that the one
-    /// whose bytes differ can be found (and left out of the next run).
+    /// as `.part`: its bytes are all there, and wrong, so a rerun fetches the file anew. With
+    /// several servers, a notice per server says which ranges it served, and the journal stays,
+    /// claiming no byte, to keep the mirrors that served any out of the rerun (without mirrors
+    /// it goes).
     func verify(
         _ checksum: Checksum, _ start: StartPoint, length: Int64, buffers: BufferPool, transfer: Transfer,
         tell: (String) -> Void
     ) throws(FastgetError) {
         let actual = try start.output.digest(checksum.algorithm, length: length, buffer: buffers.buffer(0), stop: stopAsked)
         guard actual == checksum.hex else {
-            start.checkpointer?.remove()
             if transfer.sources.count > 1 {
                 transfer.sources.forEach { tell(transfer.servedNote($0)) }
+            }
+            var hint = "the file is kept as \(start.output.partPath); run the same command to download it again"
+            let suspects = suspectMirrors(transfer, start)
+            if let checkpointer = start.checkpointer, !suspects.isEmpty,
+                (try? checkpointer.discard(start.table, failedMirrors: suspects)) != nil
+            {
+                hint = leftOutHint(suspects.filter { !start.failedMirrors.contains($0) }, transfer.resource) ?? hint
+            } else {
+                start.checkpointer?.remove()
             }
             throw FastgetError(
                 .protocolViolation,
                 "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: transfer.resource, checksum))",
-                hint: "the file is kept as \(start.output.partPath); run the same command to download it again")
+                hint: hint)
         }
     }
 }

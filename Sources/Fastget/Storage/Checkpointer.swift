@@ -60,6 +60,16 @@ final class Checkpointer: Checkpointing {
         try Checkpointer.write(journal, to: path, durably: false)
     }
 
+    /// After the finished file failed its digest: a journal that claims none of its bytes (all
+    /// there, and wrong) but names `failedMirrors`, so that the rerun fetches the file again
+    /// without them. Claiming nothing, it needs no sync.
+    func discard(_ table: SegmentTable, failedMirrors: [String]) throws(FastgetError) {
+        var journal = journal(table)
+        journal.segments = journal.segments.map { Journal.Entry(start: $0.start, end: $0.end, written: $0.start) }
+        journal.failedMirrors = failedMirrors
+        try Checkpointer.write(journal, to: path, durably: false)
+    }
+
     /// Writes `journal` at `path` by way of a temporary file of this process's own, renamed
     /// into place; `durably` syncs the file before the rename and the directory after it.
     /// The temporary is created exclusively and never through a link: a name someone planted
@@ -106,7 +116,7 @@ final class Checkpointer: Checkpointing {
         guard FileSystem.exists(path) else { return nil }
         // Never through a link, never waiting on a FIFO: only a regular file is read.
         guard let file = try? FileDescriptor.openRegular(path, readOnly: true), let size = try? file.size(),
-            size <= Int64(Journal.maximumSegments * 24 + (4 + 2 * Journal.maximumMirrors) * Journal.maximumStringBytes)
+            size <= Journal.maximumEncodedSize
         else {
             return .failure(.invalid("unreadable or oversized"))
         }

@@ -44,6 +44,10 @@ package struct Journal: Sendable, Equatable {
     static let maximumStringBytes = 64 * 1024
     static let maximumSegments = 1 << 16
     static let maximumMirrors = 64
+    /// The most bytes a journal can take: every string at its bound (URL, final URL, the
+    /// validator's two, the digest; three per mirror; one per failed mirror), every segment.
+    static let maximumEncodedSize = Int64(
+        headerSize + 4 + 8 + maximumSegments * 24 + 3 * 4 + (5 + 4 * maximumMirrors) * (4 + maximumStringBytes))
 
     /// A server besides `url` and the validator its file had when it was used.
     package struct Mirror: Sendable, Equatable {
