@@ -64,22 +64,7 @@ struct StartPoint {
                 at: journalPath, partPath: partPath, header: header,
                 continuing: options.continuePartial, notice: notice)
         {
-            let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, stop: stop)
-            var resumed = header
-            (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
-            // What the journal recorded and what the probe adds: a 206 is held to both.
-            resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
-            let segments =
-                options.segments.map {
-                    SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
-                } ?? journal.segments
-            return StartPoint(
-                output: output, table: SegmentTable(journal: segments),
-                checkpointer: Checkpointer(path: journalPath, output: output, header: resumed),
-                segmented: true, resumedBytes: journal.bytesWritten,
-                replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
-                recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
-                resumedValidator: resumed.validator)
+            return try resuming(journal, header: header, destination: destination, resource: resource, options: options, stop: stop)
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
@@ -105,6 +90,29 @@ struct StartPoint {
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
             replacesDestination: options.overwrite)
+    }
+
+    /// Carries on from `journal`, usable for this download: its `.part` kept, its mirrors,
+    /// digest and validator with what the probe adds (a 206 is held to both).
+    private static func resuming(
+        _ journal: Journal, header: Journal, destination: String, resource: RemoteResource, options: DownloadOptions,
+        stop: () -> String?
+    ) throws(FastgetError) -> StartPoint {
+        let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, stop: stop)
+        var resumed = header
+        (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
+        resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
+        let segments =
+            options.segments.map {
+                SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
+            } ?? journal.segments
+        return StartPoint(
+            output: output, table: SegmentTable(journal: segments),
+            checkpointer: Checkpointer(path: SidecarFiles(destination).journal, output: output, header: resumed),
+            segmented: true, resumedBytes: journal.bytesWritten,
+            replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
+            recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
+            resumedValidator: resumed.validator)
     }
 
     /// A file at the destination that the download may neither replace nor continue: left in
