@@ -4,13 +4,22 @@ import Foundation
 /// SHA-256 with libcrypto, for asserting downloaded bytes.
 public enum SHA256 {
     public static func hex(_ data: some Collection<UInt8>) -> String {
+        digest(data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public static func digest(_ data: some Collection<UInt8>) -> [UInt8] {
         let bytes = Array(data)
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         _ = bytes.withUnsafeBytes { raw in
             EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha256(), nil)
         }
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return digest
+    }
+
+    /// The `Repr-Digest` field line a server announcing `data`'s SHA-256 sends.
+    public static func reprDigestField(_ data: some Collection<UInt8>) -> String {
+        "Repr-Digest: sha-256=:\(Data(digest(data)).base64EncodedString()):"
     }
 
     /// The digest of a file's contents; nil when it cannot be read.

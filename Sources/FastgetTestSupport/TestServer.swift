@@ -21,6 +21,9 @@ public final class TestServer: Sendable {
         /// this long before its head goes out (request and answer). The connection's own
         /// thread sleeps: that is the emulation, and it costs the other connections nothing.
         public var latency: Double = 0
+        /// Another IPv4 loopback address to listen on than 127.0.0.1 (127.0.0.2: a server that
+        /// a test counts as public, `IPAddress.countedPublic`).
+        public var ipv4Address = "127.0.0.1"
 
         public init(
             ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
@@ -63,7 +66,7 @@ public final class TestServer: Sendable {
         self.handler = handler
         self.configuration = configuration
         let ipv6 = configuration.ipv6
-        address = ipv6 ? "::1" : "127.0.0.1"
+        address = ipv6 ? "::1" : configuration.ipv4Address
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -78,7 +81,7 @@ public final class TestServer: Sendable {
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_addr.s_addr = inet_addr(configuration.ipv4Address)
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
         }

@@ -38,7 +38,7 @@ import Testing
                 "https://m2.example/f.iso", "https://m1.example/f.iso", "https://origin.example/mirror/f.iso",
                 "https://m3.example/f.iso",
             ])
-        #expect(mirrors[1] == AnnouncedMirror(url: try HTTPURL("https://m1.example/f.iso"), priority: 5, geo: "de", depth: 2))
+        #expect(mirrors[1] == AnnouncedMirror(url: try HTTPURL("https://m1.example/f.iso"), priority: 5, geo: "de", depth: 2, publicOnly: true))
         #expect(mirrors[0].url.user == nil && mirrors[0].url.password == nil, "a header does not choose credentials")
         #expect(mirrors[3].priority == nil && mirrors[3].geo == nil && mirrors[3].depth == nil, "out-of-range values are dropped")
         let plainBase = try HTTPURL("http://origin.example/f")
@@ -73,13 +73,20 @@ import Testing
             "http://127.0.0.1:8080/f", "http://10.1.2.3/f", "http://172.20.0.1/f", "http://192.168.1.1/f",
             "http://169.254.169.254/latest/meta-data", "http://100.64.0.1/f", "http://0.0.0.0/f", "http://localhost/f",
             "http://[::1]/f", "http://[fe80::1]/f", "http://[fd00::1]/f", "http://[::ffff:127.0.0.1]/f",
+            // Every spelling the resolver reads as loopback (inet_aton's forms, IPv6's).
+            "http://127.1/f", "http://2130706433/f", "http://0x7f000001/f", "http://0177.0.0.1/f", "http://127.0.1/f",
+            "http://0/f", "http://0x7F.0.0.1/f", "http://[0:0:0:0:0:0:0:1]/f", "http://[0::1]/f", "http://[::127.0.0.1]/f",
+            "http://[::FFFF:7F00:1]/f", "http://[64:ff9b::10.0.0.1]/f", "http://[2002:a9fe:a9fe::]/f", "http://[ff02::1]/f",
+            "http://255.255.255.255/f", "http://224.0.0.1/f", "http://localhost./f",
         ]
         let fields = inside.map { "<\($0)>; rel=duplicate" } + ["<http://public.example/f>; rel=duplicate"]
         let mirrors = AnnouncedMirror.announced(in: fields, base: try HTTPURL("http://origin.example/f"))
         #expect(mirrors.map(\.url.host) == ["public.example"])
+        #expect(mirrors.allSatisfy { $0.publicOnly }, "a name may still resolve inside: checked when connecting")
         // A server that is itself internal may name its neighbours.
         let local = AnnouncedMirror.announced(in: fields, base: try HTTPURL("http://127.0.0.1:9000/f"))
         #expect(local.count == inside.count + 1)
+        #expect(!local.contains { $0.publicOnly }, "an inside server may name inside mirrors")
         #expect(!AnnouncedMirror.isInternal("172.32.0.1") && !AnnouncedMirror.isInternal("8.8.8.8") && !AnnouncedMirror.isInternal("10.example"))
     }
 }

@@ -34,10 +34,13 @@ extension Download {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
-        let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors.map(\.url) : []
-        var candidates = (mirrorURLs + announced).filter { seen.insert($0.withoutCredentials.description).inserted }
+        let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors : []
+        // The user's own mirrors go anywhere; a public server's announced ones only to public addresses.
+        var candidates = (mirrorURLs.map { ($0, false) } + announced.map { ($0.url, $0.publicOnly) }).filter {
+            seen.insert($0.0.withoutCredentials.description).inserted
+        }.map { Candidate(url: $0.0, publicOnly: $0.1) }
         candidates.removeAll { candidate in
-            let name = candidate.withoutCredentials.description
+            let name = candidate.url.withoutCredentials.description
             guard failed.contains(name) else { return false }
             tell("mirror \(name) not used: the file it served part of failed its digest check in an earlier run")
             return true
@@ -46,14 +49,14 @@ extension Download {
         if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
         if !mirrorURLs.isEmpty && expected == nil {
             tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
-            candidates.removeAll { namesAnotherFile($0, tell: tell) }
+            candidates.removeAll { namesAnotherFile($0.url, tell: tell) }
         }
         guard !candidates.isEmpty, control.withLock({ $0.stop }) == nil else { return ([], recorded) }
         let results = probeAll(candidates, requester)
         var usable: [ProbedMirror] = []
         var records = recorded
         for (index, candidate) in candidates.enumerated() {
-            let name = candidate.withoutCredentials.description
+            let name = candidate.url.withoutCredentials.description
             let earlier = recorded.first { $0.url == name }
             switch results[index] {
             case .failure(let error)?:
@@ -68,7 +71,7 @@ extension Download {
                     continue
                 }
                 let validator = earlier?.validator.map { $0.filled(from: Validator(probed)) } ?? Validator(probed)
-                usable.append(ProbedMirror(given: candidate, url: probed.url, validator: validator))
+                usable.append(ProbedMirror(given: candidate.url, url: probed.url, validator: validator, publicOnly: candidate.publicOnly))
                 if earlier == nil { records.append(Journal.Mirror(url: name, validator: Validator(probed))) }
             case nil:
                 break
@@ -136,7 +139,7 @@ extension Download {
     /// Probes every candidate at once, each on its own thread and its own stop slot, for at
     /// most `mirrorProbeDeadline` seconds (the connections of those still probing are then shut
     /// down); the results by index.
-    private func probeAll(_ candidates: [HTTPURL], _ requester: Requester) -> [Int: Result<RemoteResource, FastgetError>] {
+    private func probeAll(_ candidates: [Candidate], _ requester: Requester) -> [Int: Result<RemoteResource, FastgetError>] {
         let probing = control.withLock { $0.probing }
         let phase = ConnectionRegistry()
         let outcomes = Locked<[Int: Result<RemoteResource, FastgetError>]>([:])
@@ -151,9 +154,10 @@ extension Download {
                         probing?.track(index + 1, $0)
                         phase.track(index, $0)
                     }
-                    outcome = .success(try Prober(requester: requester, track: track).probe(candidate))
+                    let prober = Prober(requester: requester, track: track, publicOnly: candidate.publicOnly)
+                    outcome = .success(try prober.probe(candidate.url))
                 } catch {
-                    outcome = .failure(FastgetError.from(error, url: candidate))
+                    outcome = .failure(FastgetError.from(error, url: candidate.url))
                 }
                 outcomes.withLock { $0[index] = outcome }
                 finished.signal()
@@ -174,5 +178,11 @@ extension Download {
             results[index] = .failure(FastgetError(.temporary, "no answer within \(limit) s"))
         }
         return results
+    }
+
+    /// A mirror to probe, and whether it may be reached at public addresses only.
+    struct Candidate: Sendable {
+        let url: HTTPURL
+        let publicOnly: Bool
     }
 }

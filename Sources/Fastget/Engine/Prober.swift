@@ -8,6 +8,8 @@ struct Prober {
     /// Told of every connection the probe is waiting on (nil when none), so that a stop can
     /// shut it down.
     var track: ((any Interruptible)?) -> Void = { _ in }
+    /// Connect to public addresses only (a mirror a public server named, and its redirects).
+    var publicOnly = false
 
     func probe(_ start: HTTPURL) throws -> RemoteResource {
         defer { track(nil) }
@@ -15,7 +17,7 @@ struct Prober {
         let headUsable = (200...299).contains(head.status) && head.contentLength != nil && !head.isChunked
         if headUsable && head.acceptsByteRanges == true {
             release(connection, length: head.contentLength)
-            return resource(url, head, length: head.contentLength, ranges: true)
+            return resource(url, head, connection, length: head.contentLength, ranges: true)
         }
         // Only "not found" and "gone" are the file's answer whatever the method. Anything else
         // may be about HEAD alone: URLs signed for GET (S3's presigned ones, CDN tokens) answer
@@ -38,12 +40,12 @@ struct Prober {
             connection.discardBody(deadline: requester.ioDeadline)
             release(connection, length: range.completeLength)
             guard let complete = range.completeLength else {
-                return resource(url, head, length: nil, ranges: false)
+                return resource(url, head, connection, length: nil, ranges: false)
             }
-            return resource(url, head, length: complete, ranges: true)
+            return resource(url, head, connection, length: complete, ranges: true)
         case 416:
             park(connection)
-            if isEmptyFile(head) { return resource(url, head, length: 0, ranges: false) }
+            if isEmptyFile(head) { return resource(url, head, connection, length: 0, ranges: false) }
             throw FastgetError.status(416, reason: head.reason, url: url)
         case 204, 205:
             connection.shutdown()
@@ -52,7 +54,7 @@ struct Prober {
             // The server ignored the range: the body is the whole file; do not read it here.
             connection.shutdown()
             let length = head.isChunked || head.hasTransferEncoding ? headLength : (head.contentLength ?? headLength)
-            return resource(url, head, length: length, ranges: false)
+            return resource(url, head, connection, length: length, ranges: false)
         default:
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -101,11 +103,11 @@ struct Prober {
                 range.last == length - 1, head.hasTransferEncoding || head.contentLength == nil || head.contentLength == length
             else { break }
             let opened = OpenedResponse(connection: connection, head: head, ranged: true, latency: latency)
-            return (resource(url, head, length: length, ranges: true), opened)
+            return (resource(url, head, connection, length: length, ranges: true), opened)
         case 416:
             guard isEmptyFile(head) else { break }
             park(connection)
-            return (resource(url, head, length: 0, ranges: false), nil)
+            return (resource(url, head, connection, length: 0, ranges: false), nil)
         case 204, 205:
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -121,7 +123,7 @@ struct Prober {
             // 200 to a later range request falls back to one stream as ever.
             let ranged = head.acceptsByteRanges == true && length > 0
             let opened = OpenedResponse(connection: connection, head: head, ranged: ranged, latency: latency)
-            return (resource(url, head, length: length, ranges: ranged), opened)
+            return (resource(url, head, connection, length: length, ranges: ranged), opened)
         default:
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -157,13 +159,13 @@ struct Prober {
         return range.first == nil && range.completeLength == 0
     }
 
-    private func resource(_ url: HTTPURL, _ head: ResponseHead, length: Int64?, ranges: Bool) -> RemoteResource {
+    private func resource(_ url: HTTPURL, _ head: ResponseHead, _ connection: HTTPConnection, length: Int64?, ranges: Bool) -> RemoteResource {
         let announced = Checksum.announced(reprDigest: head.values("repr-digest"), digest: head.values("digest"))
         return RemoteResource(
             url: url, length: length, acceptsRanges: ranges, etag: head.etag,
             lastModified: head.lastModified, contentDisposition: head.contentDisposition,
             announcedDigest: announced?.checksum, announcedDigestField: announced?.field,
-            announcedMirrors: AnnouncedMirror.announced(in: head.values("link"), base: url))
+            announcedMirrors: AnnouncedMirror.announced(in: head.values("link"), base: url, peer: connection.peer))
     }
 
     /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never
@@ -175,7 +177,9 @@ struct Prober {
         var visited: Set<String> = [start.description]
         var hops = 0
         while true {
-            let (connection, head) = try requester.send(requester.request(method, url, extra: extra), onConnection: track)
+            var request = requester.request(method, url, extra: extra)
+            request.publicOnly = publicOnly
+            let (connection, head) = try requester.send(request, onConnection: track)
             guard [301, 302, 303, 307, 308].contains(head.status), let location = head.location else {
                 return (connection, head, url)
             }

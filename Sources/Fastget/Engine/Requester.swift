@@ -64,8 +64,10 @@ final class Requester: Sendable {
         onConnection: ((any Interruptible)?) -> Void = { _ in }
     ) throws -> (HTTPConnection, ResponseHead) {
         events.post(.request(method: request.method, url: request.url, range: request.fields.first { $0.name == "Range" }?.value))
-        let reusable = kept.flatMap { $0.isReusable && $0.origin == request.url.origin ? $0 : nil }
-        if let parked = reusable ?? pool.take(origin: request.url.origin) {
+        let reusable = kept.flatMap {
+            $0.isReusable && $0.origin == request.url.origin && ($0.publicOnly || !request.publicOnly) ? $0 : nil
+        }
+        if let parked = reusable ?? pool.take(origin: request.url.origin, publicOnly: request.publicOnly) {
             onConnection(parked)
             do {
                 try parked.send(request)
@@ -81,7 +83,7 @@ final class Requester: Sendable {
             parked.invalidate()
             onConnection(nil)
         }
-        let connection = try connector.connect(to: request.url, created: onConnection)
+        let connection = try connector.connect(to: request.url, publicOnly: request.publicOnly, created: onConnection)
         let resumed = (connection.stream as? TLSStream)?.resumedSession
         counts.withLock { counts in
             counts.connections += 1

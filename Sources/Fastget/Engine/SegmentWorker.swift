@@ -361,7 +361,8 @@ final class SegmentWorker {
         }
         var fields = [(name: "Range", value: range.headerValue)]
         if let value = source.validator?.headerValue { fields.append(("If-Range", value)) }
-        let request = transfer.requester.request("GET", url, extra: fields)
+        var request = transfer.requester.request("GET", url, extra: fields)
+        request.publicOnly = source.publicOnly
         let sent = MonotonicClock.seconds()
         let (connection, head) = try transfer.requester.send(request, reusing: kept) { transfer.control.connections.track(id, $0) }
         transfer.latency.record(MonotonicClock.seconds() - sent)

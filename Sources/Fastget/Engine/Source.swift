@@ -15,13 +15,16 @@ final class Source: Sendable {
     let mirrorURL: HTTPURL?
     /// Sent as `If-Range` with this source's range requests.
     let validator: Validator?
+    /// Its connections may reach public addresses only (a mirror a public server named).
+    let publicOnly: Bool
     /// Body bytes written from this source.
     let bytes = Atomic<Int64>(0)
     private let dropReason = Locked<String?>(nil)
     /// The ranges its answers wrote, in the order they ended, touching ones joined.
     private let servedRanges = Locked<[ByteRange]>([])
 
-    init(index: Int, given: HTTPURL, mirrorURL: HTTPURL?, validator: Validator?) {
+    init(index: Int, given: HTTPURL, mirrorURL: HTTPURL?, validator: Validator?, publicOnly: Bool = false) {
+        self.publicOnly = publicOnly
         self.index = index
         name = given.withoutCredentials.description
         host = given.authority
@@ -72,6 +75,8 @@ struct ProbedMirror: Sendable {
     let given: HTTPURL
     let url: HTTPURL
     let validator: Validator?
+    /// Its connections may reach public addresses only (a public server named it).
+    var publicOnly = false
 }
 
 /// A mirror's answer that disqualifies it: another length, a Content-Range that is not the

@@ -51,7 +51,9 @@ final class Transfer: Sendable {
         sources =
             [Source(index: 0, given: originalURL, mirrorURL: nil, validator: validator)]
             + mirrors.enumerated().map {
-                Source(index: $0.offset + 1, given: $0.element.given, mirrorURL: $0.element.url, validator: $0.element.validator)
+                Source(
+                    index: $0.offset + 1, given: $0.element.given, mirrorURL: $0.element.url, validator: $0.element.validator,
+                    publicOnly: $0.element.publicOnly)
             }
     }
 

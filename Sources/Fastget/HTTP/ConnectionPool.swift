@@ -12,11 +12,13 @@ package final class ConnectionPool: Sendable {
     package init(capacity: Int = 64) { self.capacity = capacity }
 
     /// An idle connection to `origin`, if one is parked and not stale. Stale ones are closed.
-    package func take(origin: String) -> HTTPConnection? {
+    /// `publicOnly`: only one opened to public addresses only (`HTTPConnection.publicOnly`).
+    package func take(origin: String, publicOnly: Bool = false) -> HTTPConnection? {
         let now = MonotonicClock.seconds()
         return idle.withLock { connections in
             connections.removeAll { now - $0.since > ConnectionPool.maximumIdle }
-            guard let index = connections.lastIndex(where: { $0.connection.origin == origin }) else { return nil }
+            let index = connections.lastIndex { $0.connection.origin == origin && ($0.connection.publicOnly || !publicOnly) }
+            guard let index else { return nil }
             return connections.remove(at: index).connection
         }
     }

@@ -59,12 +59,20 @@ package final class Connector: Sendable {
     ///
     /// `created` learns of each socket as soon as it exists, for a stop to shut it down: the
     /// connect, the tunnel and the handshake then end at once instead of at the deadline.
-    package func connect(to url: HTTPURL, created: (Socket) -> Void = { _ in }) throws -> HTTPConnection {
+    ///
+    /// `publicOnly` (for a mirror a public server named): only public addresses are connected
+    /// to, whatever the host's spelling or its DNS answer, else `InsideAddressError`. Through a
+    /// proxy, which resolves the name itself, only a host that spells an address is checked.
+    package func connect(to url: HTTPURL, publicOnly: Bool = false, created: (Socket) -> Void = { _ in }) throws -> HTTPConnection {
         let deadline = MonotonicClock.seconds() + connectTimeout
         let proxy = try proxies.proxy(for: url)
+        if publicOnly, proxy != nil, let spelled = IPAddress(host: url.host), !spelled.isPublic {
+            throw InsideAddressError(host: url.host, addresses: [spelled.description])
+        }
         let socket: Socket
+        let address: SocketAddress
         do {
-            socket = try open(proxy ?? url, deadline: deadline, created: created)
+            (socket, address) = try open(proxy ?? url, publicOnly: publicOnly && proxy == nil, deadline: deadline, created: created)
             if url.scheme == .https, let proxy { try tunnel(socket, to: url, through: proxy, deadline: deadline) }
         } catch {
             // The hop that failed is the proxy: the origin was never reached.
@@ -83,19 +91,26 @@ package final class Connector: Sendable {
         socket.makeBlocking(readTimeout: ioTimeout, writeTimeout: ioTimeout)
         let viaProxy = proxy != nil && url.scheme == .http
         return HTTPConnection(
-            stream: stream, origin: url.origin, proxy: viaProxy ? proxy : nil,
+            stream: stream, origin: url.origin, peer: proxy == nil ? address.ipAddress : nil, proxy: viaProxy ? proxy : nil,
+            publicOnly: publicOnly,
             proxyAuthorization: viaProxy ? proxy.flatMap(ProxySettings.authorization) : nil)
     }
 
     /// A TCP connection to `url`'s host, trying every address it resolves to by `deadline`.
     /// While other addresses remain, an attempt gets half the time left: one address that
     /// drops every packet (a broken IPv6 route) must not use it all.
-    private func open(_ url: HTTPURL, deadline: Double, created: (Socket) -> Void) throws -> Socket {
+    private func open(_ url: HTTPURL, publicOnly: Bool, deadline: Double, created: (Socket) -> Void) throws -> (Socket, SocketAddress) {
         var addresses = try Resolver.resolve(host: overrides["\(url.host):\(url.port)"] ?? url.host, port: url.port, deadline: deadline)
         if let family {
             addresses = addresses.filter { $0.family == family }
             // As the resolver says of a name without an address (EAI_NODATA).
             if addresses.isEmpty { throw ResolveError(host: url.host, code: -5) }
+        }
+        if publicOnly {
+            // The addresses themselves, after DNS: a public name may resolve to 127.0.0.1.
+            let inside = addresses.filter { $0.ipAddress?.isPublic != true }
+            addresses.removeAll { $0.ipAddress?.isPublic != true }
+            if addresses.isEmpty { throw InsideAddressError(host: url.host, addresses: inside.map(\.description)) }
         }
         var lastError: any Error = SystemError("connect", errno: Errno.noRouteToHost)
         for (index, address) in addresses.enumerated() {
@@ -103,7 +118,7 @@ package final class Connector: Sendable {
             guard now < deadline else { throw SystemError.timedOut("connect") }
             let attemptDeadline = index == addresses.count - 1 ? deadline : now + (deadline - now) / 2
             do {
-                return try Socket.connect(to: address, deadline: attemptDeadline, created: created)
+                return (try Socket.connect(to: address, deadline: attemptDeadline, created: created), address)
             } catch {
                 lastError = error
             }

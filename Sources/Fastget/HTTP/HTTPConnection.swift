@@ -6,6 +6,11 @@
 package final class HTTPConnection: Interruptible, @unchecked Sendable {
     package let stream: any ByteStream
     package let origin: String
+    /// Whether the connection was opened to public addresses only (`Connector.connect`'s
+    /// `publicOnly`): only such a connection may carry a request that must stay outside.
+    package let publicOnly: Bool
+    /// The address connected to; nil through a proxy (it connects to the origin itself).
+    package let peer: IPAddress?
     /// Requests answered on this connection so far.
     package private(set) var responses = 0
 
@@ -33,9 +38,14 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
     private let proxyAuthorization: String?
 
     /// - Parameter proxy: the proxy plain requests go through in absolute form (nil: direct).
-    package init(stream: any ByteStream, origin: String, proxy: HTTPURL? = nil, proxyAuthorization: String? = nil) {
+    package init(
+        stream: any ByteStream, origin: String, peer: IPAddress? = nil, proxy: HTTPURL? = nil, publicOnly: Bool = false,
+        proxyAuthorization: String? = nil
+    ) {
         self.stream = stream
         self.origin = origin
+        self.peer = peer
+        self.publicOnly = publicOnly
         self.proxy = proxy
         self.proxyAuthorization = proxyAuthorization
         receive = .allocate(byteCount: 16 * 1024, alignment: 16)

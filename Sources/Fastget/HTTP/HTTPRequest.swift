@@ -6,6 +6,9 @@ package struct HTTPRequest: Sendable {
     package var host: String?
     /// Fields after `Host`, in order.
     package var fields: [(name: String, value: String)]
+    /// Whether it may go only to public addresses (to a mirror a public server named; see
+    /// `Connector.connect`).
+    package var publicOnly = false
 
     package init(method: String, url: HTTPURL, host: String? = nil, fields: [(name: String, value: String)]) {
         self.method = method

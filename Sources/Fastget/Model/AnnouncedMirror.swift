@@ -11,6 +11,17 @@ public struct AnnouncedMirror: Sendable, Equatable {
     public let geo: String?
     /// `depth`: how many path segments of the URL are the mirror's own; nil when absent.
     public let depth: Int?
+    /// Whether connections for this mirror (and its redirects) may reach public addresses
+    /// only: the server that named it is on one (`Connector.connect`'s `publicOnly`).
+    package let publicOnly: Bool
+
+    init(url: HTTPURL, priority: Int?, geo: String?, depth: Int?, publicOnly: Bool = false) {
+        self.url = url
+        self.priority = priority
+        self.geo = geo
+        self.depth = depth
+        self.publicOnly = publicOnly
+    }
 
     /// At most this many mirrors are taken from one answer.
     static let limit = 32
@@ -20,13 +31,16 @@ public struct AnnouncedMirror: Sendable, Equatable {
     /// links of other relations, targets that are not `http`/`https` or do not parse, an
     /// `http` mirror of an `https` file (a downgrade anyone on the path could then serve),
     /// `base` itself and repeats, a link whose `anchor` names another resource, and a mirror
-    /// on a loopback, private or link-local address (or `localhost`) unless `base` is on one
-    /// too: a public server must not point the client at the machine's own or its network's
-    /// services. A target's user info is dropped: a server's header must not choose credentials.
-    static func announced(in linkFields: [String], base: HTTPURL) -> [AnnouncedMirror] {
+    /// whose host spells an address that is not public (or is `localhost`) unless `base` is
+    /// inside too (by its spelling, or `peer`, the address its answer came from): a public
+    /// server must not point the client at the machine's own or its network's services. The
+    /// mirrors of a public server may connect to public addresses only (`publicOnly`), which
+    /// also stops a name that resolves inside. A target's user info is dropped: a server's
+    /// header must not choose credentials.
+    static func announced(in linkFields: [String], base: HTTPURL, peer: IPAddress? = nil) -> [AnnouncedMirror] {
         var seen: Set<String> = [base.withoutCredentials.description]
         var mirrors: [AnnouncedMirror] = []
-        let baseIsInternal = isInternal(base.host)
+        let baseIsInternal = isInternal(base.host) || peer?.isPublic == false
         for link in linkFields.flatMap(LinkField.parse) where link.relations.contains("duplicate") {
             guard mirrors.count < limit, let resolved = try? base.resolving(link.target) else { continue }
             if let anchor = link.parameters["anchor"], (try? base.resolving(anchor))?.withoutCredentials != base.withoutCredentials {
@@ -39,7 +53,7 @@ public struct AnnouncedMirror: Sendable, Equatable {
             let priority = link.parameters["pri"].flatMap { Int($0) }.flatMap { (1...999_999).contains($0) ? $0 : nil }
             let geo = link.parameters["geo"].flatMap { $0.count == 2 && $0.allSatisfy(\.isLetter) ? $0.lowercased() : nil }
             let depth = link.parameters["depth"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-            mirrors.append(AnnouncedMirror(url: url, priority: priority, geo: geo, depth: depth))
+            mirrors.append(AnnouncedMirror(url: url, priority: priority, geo: geo, depth: depth, publicOnly: !baseIsInternal))
         }
         // Stable: equal priorities keep the server's order.
         return mirrors.enumerated().sorted { left, right in
@@ -48,20 +62,13 @@ public struct AnnouncedMirror: Sendable, Equatable {
         }.map(\.element)
     }
 
-    /// Whether `host` names this machine or a private network by itself: `localhost`, an IPv4
-    /// literal in 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12 or 192.168/16, or an IPv6
-    /// literal that is unspecified, loopback, link-local, unique-local or IPv4-mapped. (A name
-    /// that resolves to such an address is not caught here.)
+    /// Whether `host` names this machine or a private network by itself: `localhost` (and
+    /// names under it), or any spelling the resolver reads as an address that is not public
+    /// (`IPAddress.isPublic`: `127.1`, `0x7f000001`, `[::ffff:10.0.0.1]` …). A name that
+    /// resolves to such an address is caught when connecting.
     static func isInternal(_ host: String) -> Bool {
         let lower = host.lowercased()
-        if lower == "localhost" || lower.hasSuffix(".localhost") { return true }
-        if lower.contains(":") {
-            return lower == "::" || lower == "::1" || lower.hasPrefix("fe8") || lower.hasPrefix("fe9") || lower.hasPrefix("fea")
-                || lower.hasPrefix("feb") || lower.hasPrefix("fc") || lower.hasPrefix("fd") || lower.hasPrefix("::ffff:")
-        }
-        let octets = lower.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
-        guard octets.count == 4, let a = octets[0], let b = octets[1], octets[2] != nil, octets[3] != nil else { return false }
-        return a == 0 || a == 10 || a == 127 || (a == 100 && (64...127).contains(b)) || (a == 169 && b == 254)
-            || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
+        if lower == "localhost" || lower.hasSuffix(".localhost") || lower == "localhost." { return true }
+        return IPAddress(host: lower).map { !$0.isPublic } ?? false
     }
 }

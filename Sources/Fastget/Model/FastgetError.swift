@@ -183,6 +183,8 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
             return FastgetError(.protocolViolation, "invalid response from \(url.authority): \(error)")
         case let error as TransferError:
             return FastgetError(.temporary, "\(error) (\(url.authority))")
+        case let error as InsideAddressError:
+            return FastgetError(.unavailable, "refusing to connect: \(error)")
         case let error as ProxyError:
             let code: Code =
                 switch error.kind {

@@ -23,6 +23,21 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The address without its port; nil for a family other than IPv4 and IPv6.
+    package var ipAddress: IPAddress? {
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET:
+                return .v4(UInt32(bigEndian: raw.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!, as: UInt32.self)))
+            case AF_INET6:
+                let start = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+                return .v6(Array(raw[start..<start + 16]))
+            default:
+                return nil
+            }
+        }
+    }
+
     /// Whether `text` is an IPv4 address in dotted-decimal form ("192.0.2.1").
     /// The corresponding C function is `inet_pton` with `AF_INET`.
     package static func isIPv4Literal(_ text: String) -> Bool {
