@@ -18,6 +18,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case journal = "journal"
     case configuration = "config"
     case netrc = "netrc"
+    case aria2 = "aria2"
+    case axel = "axel"
 
     func run(_ input: UnsafeRawBufferPointer) -> String? {
         switch self {
@@ -28,6 +30,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .journal: FuzzTarget.journal(input)
         case .configuration: FuzzTarget.lineEnds(input) { ConfigurationText($0) }
         case .netrc: FuzzTarget.lineEnds(input) { Netrc($0) }
+        case .aria2: FuzzTarget.foreignState(Array(input), declaredLength: FuzzTarget.aria2Length, Aria2ControlFile.completeRanges)
+        case .axel: FuzzTarget.foreignState(Array(input), declaredLength: FuzzTarget.axelLength, AxelStateFile.completeRanges)
         }
     }
 
@@ -190,5 +194,40 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         if lines.count != lf.filter({ $0 == 0x0A }).count + 1 { return "\(lines.count) lines" }
         if textLines(crlfText) != lines { return "CRLF lines differ" }
         return parse(crlfText) == parse(lfText) ? nil : "CRLF parses differently"
+    }
+
+    /// A state file read for the length it declares (so the fuzzer gets past that check) and
+    /// for another: either refused, or its ranges are in order, disjoint, not touching, not
+    /// empty and inside the file.
+    private static func foreignState(
+        _ bytes: [UInt8], declaredLength: ([UInt8]) -> Int64?,
+        _ parse: ([UInt8], Int64) throws(ForeignStateError) -> [ByteRange]
+    ) -> String? {
+        for length in [declaredLength(bytes), 1 << 20].compactMap({ $0 }) where length >= 0 {
+            guard let ranges = try? parse(bytes, length) else { continue }
+            var end: Int64 = -1
+            for range in ranges {
+                if range.start <= end || range.count <= 0 || range.end > length { return "ranges \(ranges) for \(length) bytes" }
+                end = range.end
+            }
+        }
+        return nil
+    }
+
+    /// The total length an aria2 control file declares, when its header is there.
+    private static func aria2Length(_ bytes: [UInt8]) -> Int64? {
+        guard bytes.count >= 2 else { return nil }
+        var reader = StateFileReader(bytes, bigEndian: bytes[1] == 1)
+        guard (try? reader.skip(6, "")) != nil, let hash = try? reader.uint32(""), hash <= 20, (try? reader.skip(Int(hash) + 4, "")) != nil,
+            let total = try? reader.uint64("")
+        else { return nil }
+        return Int64(truncatingIfNeeded: total)
+    }
+
+    /// The length an axel state file's last chunk ends at.
+    private static func axelLength(_ bytes: [UInt8]) -> Int64? {
+        guard bytes.count >= 8 else { return nil }
+        var reader = StateFileReader(Array(bytes.suffix(8)), bigEndian: false)
+        return (try? reader.uint64("")).map { Int64(truncatingIfNeeded: $0) }
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes fastget's parsers with libFuzzer: the response-head parser, the chunked decoder,
-# Content-Range, the URL parser, the journal decoder (every version it reads), and the
-# configuration file and netrc readers (their CRLF line ends).
+# Content-Range, the URL parser, the journal decoder (every version it reads), the
+# configuration file and netrc readers (their CRLF line ends), and aria2's and axel's state files.
 #
 #   Tests/Fuzz/run.sh [SECONDS] [TARGET...]     (default: 600 seconds each, every target)
 #
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc)
+[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc aria2 axel)
 
 build=.build/fuzz
 mkdir -p "$build"

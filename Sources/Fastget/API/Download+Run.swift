@@ -231,6 +231,10 @@ extension Download {
             throw error
         }
         start.checkpointer?.remove()
+        // `-c` continued this file from aria2's or axel's state file (in this run, or in the
+        // one that moved it to `.part`): it describes a file that is now complete, and goes
+        // only now, after the rename, so that a stop before leaves it for that tool too.
+        if options.continuePartial, let (_, foreign) = ForeignState.present(beside: destination) { try? FileSystem.remove(foreign) }
         return length
     }
 

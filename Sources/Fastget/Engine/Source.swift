@@ -46,15 +46,7 @@ final class Source: Sendable {
     }
 
     /// What `served` recorded, in file order with touching ranges joined.
-    var served: [ByteRange] {
-        servedRanges.withLock { $0 }.sorted { $0.start < $1.start }.reduce(into: []) { joined, range in
-            if let last = joined.last, last.end >= range.start {
-                joined[joined.count - 1] = ByteRange(start: last.start, end: max(last.end, range.end))
-            } else {
-                joined.append(range)
-            }
-        }
-    }
+    var served: [ByteRange] { ByteRange.joined(servedRanges.withLock { $0 }) }
 
     var isDropped: Bool { dropReason.withLock { $0 != nil } }
     /// Why it was dropped, once it was.

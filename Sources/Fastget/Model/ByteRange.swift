@@ -19,3 +19,16 @@ public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
     /// `[start, end)`.
     public var description: String { "[\(start), \(end))" }
 }
+
+extension ByteRange {
+    /// `ranges` sorted, with overlapping and touching ones joined and empty ones dropped.
+    package static func joined(_ ranges: [ByteRange]) -> [ByteRange] {
+        ranges.filter { $0.count > 0 }.sorted { $0.start < $1.start }.reduce(into: []) { joined, range in
+            if let last = joined.last, last.end >= range.start {
+                joined[joined.count - 1] = ByteRange(start: last.start, end: max(last.end, range.end))
+            } else {
+                joined.append(range)
+            }
+        }
+    }
+}

@@ -233,7 +233,8 @@ struct StartPoint {
         }
     }
 
-    /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest.
+    /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest
+    /// (or, with aria2's or axel's state file beside it, the bytes that file marks done).
     /// `prefix`: the file holding them, `destination` or another program's `NAME.part`.
     private static func continuing(
         destination: String, from prefix: String, resource: RemoteResource, header: Journal,
@@ -241,16 +242,30 @@ struct StartPoint {
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         let localSize = FileSystem.size(prefix) ?? 0
+        // aria2 preallocates the whole file: its length says nothing of what is in it.
+        var foreign: ForeignState? = nil
+        if prefix == destination, let length = resource.length { foreign = try ForeignState.beside(destination, length: length) }
         // A whole `.part` still has to be renamed into place: it goes through as a resume with
         // nothing left to fetch.
-        if let length = resource.length, localSize == length, prefix == destination {
-            notice("\(destination) is already complete (\(length) bytes)")
+        if foreign == nil, let length = resource.length, localSize == length, prefix == destination {
+            if options.checksum != nil || (options.checksAnnouncedDigest && resource.announcedDigest != nil) {
+                notice("\(destination) is already complete (\(length) bytes)") // the digest is checked next
+            } else {
+                notice("\(destination) has the server's length (\(length) bytes); kept by its length alone — no digest to check it")
+            }
             return nil
         }
         guard resource.isSegmentable, let length = resource.length else {
             throw FastgetError(
                 .protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
                 hint: "use --overwrite to download it again")
+        }
+        if let foreign {
+            let (entries, done) = try entries(continuing: destination, from: foreign, length: length, options: options)
+            try checkSpace(for: destination, needed: length - localSize, freed: 0)
+            notice(
+                "continuing \(destination) from \(foreign.path): \(foreign.tool.rawValue) marks \(done) of \(length) bytes done; fetching the rest")
+            return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: done, stop: stop)
         }
         if localSize > length {
             notice("\(prefix) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
@@ -262,13 +277,24 @@ struct StartPoint {
                 replacesDestination: true)
         }
         try checkSpace(for: destination, needed: length - localSize, freed: 0)
-        // The existing bytes become the first, finished segment of a `.part` file. The journal
-        // claiming them comes first, durably, and only then does the user's file move: a stop
-        // at any point leaves either the file where it was or a `.part` the journal resumes.
         var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
         for range in SegmentPlan.ranges(length: length - localSize, options: options) {
             entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
         }
+        notice("continuing \(prefix) from byte \(localSize)")
+        return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: localSize, stop: stop)
+    }
+
+    /// Makes `prefix` (the file at `destination`, or another program's `.part`) the `.part` of a
+    /// download whose journal has `entries`.
+    /// The journal claiming its bytes comes first, durably, and only then does the user's file
+    /// move: a stop at any point leaves either the file where it was or a `.part` the journal
+    /// resumes.
+    private static func adopt(
+        _ destination: String, from prefix: String, entries: [Journal.Entry], header: Journal, resumedBytes: Int64,
+        stop: () -> String?
+    ) throws(FastgetError) -> StartPoint {
+        let files = SidecarFiles(destination)
         var journal = header
         journal.segments = entries
         // A `.part` left from before (a journal that was not used, a single stream) must be
@@ -292,11 +318,10 @@ struct StartPoint {
         } catch {
             throw FastgetError.local(error, path: destination)
         }
-        let output = try OutputFile(finalPath: destination, length: length, keeping: true, stop: stop)
-        notice("continuing \(prefix) from byte \(localSize)")
+        let output = try OutputFile(finalPath: destination, length: header.length, keeping: true, stop: stop)
         return StartPoint(
             output: output, table: SegmentTable(journal: entries),
             checkpointer: Checkpointer(path: files.journal, output: output, header: header),
-            segmented: true, resumedBytes: localSize, replacesDestination: false)
+            segmented: true, resumedBytes: resumedBytes, replacesDestination: false)
     }
 }
