@@ -30,15 +30,17 @@ enum Aria2ControlFile {
             throw ForeignStateError("it is for a file of \(total) bytes, and the server's has \(length)")
         }
         _ = try reader.uint64("upload length")
-        let pieces = (length + pieceLength - 1) / pieceLength
+        // Rounded up without `length + pieceLength - 1`, which a length near Int64.max overflows.
+        let pieces = length / pieceLength + (length % pieceLength == 0 ? 0 : 1)
         let bitfieldLength = try reader.uint32("bitfield length")
-        guard Int64(bitfieldLength) == (pieces + 7) / 8 else {
+        guard Int64(bitfieldLength) == pieces / 8 + (pieces % 8 == 0 ? 0 : 1) else {
             throw ForeignStateError("its bitfield has \(bitfieldLength) bytes for \(pieces) pieces")
         }
         let bitfield = Array(try reader.bytes(Int(bitfieldLength), "bitfield"))
         var ranges: [ByteRange] = []
         for index in 0..<pieces where isSet(bitfield, index) {
-            ranges.append(ByteRange(start: index * pieceLength, end: min(length, (index + 1) * pieceLength)))
+            let start = index * pieceLength // below `length`: `index` is below `pieces`
+            ranges.append(ByteRange(start: start, end: start + min(pieceLength, length - start)))
         }
         let inFlight = Int64(try reader.uint32("number of pieces in flight"))
         guard inFlight <= pieces else { throw ForeignStateError("it has \(inFlight) pieces in flight of \(pieces)") }
