@@ -23,8 +23,23 @@ import Testing
         #expect(SidecarFiles.owning(journal: path) == nil)
     }
 
-    /// The journal's temporary is `NAME.fastget.<pid>-<n>.tmp`: easy to guess. Links planted at
-    /// the next names are passed over, their target untouched, and the journal still written.
+    /// The journal's temporary names cannot be guessed: no pid, no counter, 17 random letters
+    /// and digits each, never the same twice.
+    @Test func theJournalsTemporaryNamesAreRandom() {
+        let journalPath = "dir/f.bin.fastget"
+        let names = (0..<200).map { _ in SidecarFiles.temporary(forJournal: journalPath) }
+        #expect(Set(names).count == names.count)
+        for name in names {
+            let random = name.dropFirst(journalPath.count + 1).dropLast(4)
+            #expect(name.hasPrefix(journalPath + ".") && name.hasSuffix(".tmp"))
+            #expect(random.utf8.count == ProcessIdentity.longestSuffixBytes, "\(name)")
+            #expect(random.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) }, "\(name)")
+            #expect(!name.contains(".\(getpid())-"), "\(name)")
+        }
+    }
+
+    /// Links planted at the names a pid and a counter would give (what a hostile directory
+    /// could take ahead of a run) are passed over, their target untouched, and the journal written.
     @Test func aLinkAtTheJournalsTemporaryNameIsNeverWrittenThrough() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -32,10 +47,7 @@ import Testing
         let mine = Data("the user's file\n".utf8)
         try mine.write(to: URL(fileURLWithPath: victim))
         let journalPath = directory.file("f.bin.fastget")
-        // The name this process used last tells the next ones.
-        let last = SidecarFiles.temporary(forJournal: journalPath)
-        let counter = try #require(Int(last.dropLast(4).split(separator: "-").last ?? ""))
-        let planted = (1...3).map { journalPath + ".\(getpid())-\(counter + $0).tmp" }
+        let planted = (1...80).map { journalPath + ".\(getpid())-\($0).tmp" }
         for path in planted { #expect(symlink(victim, path) == 0) }
         let journal = Journal(
             url: "http://h/f", finalURL: "http://h/f", length: 10, validator: nil, segments: [Journal.Entry(start: 0, end: 10, written: 0)])
@@ -50,9 +62,8 @@ import Testing
     @Test func theLongestDerivedNameLeavesRoomForEverySidecar() {
         let name = FileName.sanitized(Array(repeating: UInt8(ascii: "x"), count: 300)) ?? ""
         let files = SidecarFiles(name)
-        let temporary = files.journal + ".\(Int32.max)-999999.tmp"
+        let temporary = SidecarFiles.temporary(forJournal: files.journal)
         #expect([files.part, files.journal, files.lock, temporary].map(\.utf8.count).max() == 255)
-        #expect(SidecarFiles.temporary(forJournal: files.journal).utf8.count <= 255)
     }
 
     @Test(arguments: [225, 226, 240])

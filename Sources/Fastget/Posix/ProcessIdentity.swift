@@ -1,22 +1,23 @@
 internal import Glibc
 
-/// Names this process can use without meeting another process's.
+/// Names this process can use without meeting another process's, and who it runs as.
 package enum ProcessIdentity {
-    private static let counter = Locked(0)
+    /// The bytes `uniqueSuffix()` has. Names built on it stay within `NAME_MAX`.
+    package static let longestSuffixBytes = 17
 
-    /// The most bytes `uniqueSuffix()` has: a pid of at most 10 digits (`pid_t` is 32 bits),
-    /// "-", and a counter of at most 6. Names built on it stay within `NAME_MAX`.
-    package static let longestSuffixBytes = 10 + 1 + 6
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// "<pid>-<n>", different from every other live process's, and within this process from
-    /// the last 999,999 calls: the counter wraps, so that the name's length is bounded. A
-    /// caller creates the file it names exclusively, which catches a name still in use after
-    /// a wrap. The corresponding C function is `getpid`.
+    /// 17 random letters and digits (about 88 bits, from the system's generator): a name no
+    /// other process meets and none can guess ahead. A pid and a counter could be guessed, and
+    /// a hostile directory could take every name a run would try before it starts. A caller
+    /// still creates the file it names exclusively.
     package static func uniqueSuffix() -> String {
-        let n = counter.withLock { value -> Int in
-            value = value % 999_999 + 1
-            return value
-        }
-        return "\(getpid())-\(n)"
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<longestSuffixBytes).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The user this process acts as, whose files it may adopt. The corresponding C function
+    /// is `geteuid`.
+    package static var effectiveUser: UInt32 { geteuid() }
 }

@@ -8,7 +8,7 @@ package struct SidecarFiles: Sendable, Equatable {
     static let temporarySuffix = ".tmp"
 
     /// The most bytes a sidecar's name adds to `NAME`'s: the journal's temporary,
-    /// `NAME.fastget.<pid>-<n>.tmp`, with the longest pid and counter.
+    /// `NAME.fastget.<random>.tmp`.
     package static let longestSuffixBytes = max(
         partSuffix.utf8.count, lockSuffix.utf8.count,
         journalSuffix.utf8.count + 1 + ProcessIdentity.longestSuffixBytes + temporarySuffix.utf8.count)
@@ -27,7 +27,7 @@ package struct SidecarFiles: Sendable, Equatable {
     /// `NAME.fastget.lock`.
     package var lock: String { destination + SidecarFiles.lockSuffix }
 
-    /// A new name for the journal's temporary, this process's own: `NAME.fastget.<pid>-<n>.tmp`.
+    /// A new name for the journal's temporary, this process's own: `NAME.fastget.<17 random letters and digits>.tmp`.
     static func temporary(forJournal journalPath: String) -> String {
         journalPath + "." + ProcessIdentity.uniqueSuffix() + temporarySuffix
     }
