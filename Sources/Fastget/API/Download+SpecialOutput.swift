@@ -2,13 +2,18 @@
 /// FIFO, `/dev/stdout` — is written as a stream, in order, as `-o -` is: no `.part`, no
 /// journal, no lock file beside it, no preallocation, and never renamed over, truncated or
 /// replaced (`--overwrite` and `-c` change nothing about it). A block device is refused.
+/// Only a destination the user named is streamed to: a name derived from the URL or the
+/// server is never written through a link, nor into a FIFO or device someone put there
+/// (`StartPoint.prepare` refuses anything but a regular file at it).
 extension Download {
     /// Whether the file goes out as a stream, in order, with nothing kept to resume from:
     /// `options.outputDescriptor`, or a destination that exists and is not a regular file (a
     /// device, a FIFO, `/dev/stdout`).
     public var writesAsStream: Bool {
         let path = destination
-        if options.outputDescriptor != nil || Download.standardDescriptor(path) != nil { return true }
+        if options.outputDescriptor != nil { return true }
+        guard destinationGiven else { return false }
+        if Download.standardDescriptor(path) != nil { return true }
         return FileSystem.kind(path).map { $0 != .regular && $0 != .directory } ?? false
     }
 
@@ -31,6 +36,7 @@ extension Download {
         if let descriptor = options.outputDescriptor {
             return try writeInOrder(to: descriptor, requester: requester, cap: cap, started: started, progress: progress, notice: notice)
         }
+        guard destinationGiven else { return nil }
         let path = destination
         func tell(_ text: String) {
             notice(text)
