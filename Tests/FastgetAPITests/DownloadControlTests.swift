@@ -153,4 +153,22 @@ import Testing
         download.cancelAndDelete()
         #expect(eventually { log.states.last == .cancelled })
     }
+
+    /// A queued download made no request and took nothing over: cancelAndDelete leaves another
+    /// program's `.part` and a file at the journal's name that is no journal.
+    @Test func cancelAndDeleteOfAQueuedDownloadKeepsFilesThatAreNotFastgets() throws {
+        let server = try slowServer()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let part = Data(data[0..<100_000])
+        let notes = Data("notes, not a journal\n".utf8)
+        try part.write(to: URL(fileURLWithPath: directory.file("f.bin.part")))
+        try notes.write(to: URL(fileURLWithPath: directory.file("f.bin.fastget")))
+        let download = try Download(url: server.url("/f.bin"), options: testOptions(directory))
+        download.cancelAndDelete()
+        #expect(download.state == .cancelled)
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin.part")) == part)
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin.fastget")) == notes)
+        #expect(server.requests.isEmpty)
+    }
 }

@@ -118,7 +118,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stderr
-                == "fastget: f.bin has the server's length (\(data.count) bytes); kept by its length alone — no digest to check it\n")
+                == "fastget: f.bin has the server's length (\(data.count) bytes); kept by its length alone, with no digest to check it\n")
     }
 }
 

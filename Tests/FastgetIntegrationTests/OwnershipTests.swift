@@ -234,7 +234,9 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         // A .part from an earlier download that was not resumed: full length, other bytes,
         // fastget's by its mark.
         try Data(count: data.count).write(to: URL(fileURLWithPath: output + ".part"))
-        #expect(try FileDescriptor.openRegular(output + ".part").setAttribute(SidecarFiles.partMark, "1"))
+        let inode = try #require(FileSystem.entryStatus(output + ".part")).inode
+        let mark = SidecarFiles.partMarkValue(inode: inode, url: server.url())
+        #expect(try FileDescriptor.openRegular(output + ".part").setAttribute(SidecarFiles.partMark, mark))
         // Stop -c between its journal and the move of the user's file (the second rename).
         let stopped = try FaultRun("fail=rename@2", ["-q", "-c", "-o", "f.bin", server.url()], in: directory.path)
         try stopped.requireInjector()

@@ -8,6 +8,8 @@ extension Download {
         let session = self.session ?? Session.standard()
         defer { if self.session == nil { session.closeIdleConnections() } }
         let (connector, pool) = session.route(for: options, proxies: proxies)
+        // A given name too long for its sidecars is refused before the probe, as a run does.
+        if !writesAsStream { try SidecarFiles(destination).checkNameLength() }
         let resource = try probe(Requester(connector: connector, pool: pool, options: options, url: url))
         var destination = self.destination
         if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
@@ -18,9 +20,14 @@ extension Download {
         // journal's name is never opened).
         try files.checkNameLength()
         try files.refuseUnlessRegular()
+        try files.refuseUnlessJournal()
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(resource), segments: [])
+        let destinationExists = FileSystem.exists(destination)
+        if files.partIsForeign(url: header.url) && !options.overwrite && (!options.continuePartial || destinationExists) {
+            throw files.foreignPartRefusal(destinationExists: destinationExists)
+        }
         let (state, journal) = StartPoint.journalState(
             at: files.journal, partPath: files.part, header: header, continuing: options.continuePartial)
         let ranges: [ByteRange]
@@ -36,7 +43,7 @@ extension Download {
             ranges = resource.length.map { [ByteRange(start: 0, end: $0)] } ?? []
         }
         return DownloadPlan(
-            resource: resource, destination: destination, destinationExists: FileSystem.exists(destination), ranges: ranges,
+            resource: resource, destination: destination, destinationExists: destinationExists, ranges: ranges,
             journal: state)
     }
 }

@@ -22,6 +22,9 @@ extension Download {
             notice(text)
             hub.publish(.notice(text))
         }
+        // A name too long for its sidecars is refused before any request or directory (and
+        // again in `own` for a name the server gives); a device or FIFO streamed to has none.
+        if !writesAsStream { try SidecarFiles(destination).checkNameLength() }
         if options.createsDirectories {
             do { try FileSystem.makeDirectories(FileSystem.directory(of: destination)) } catch {
                 throw FastgetError.local(error, path: FileSystem.directory(of: destination), creating: true)
@@ -32,9 +35,6 @@ extension Download {
         {
             return report
         }
-        // A name too long for its sidecars is refused before any request (and again in `own`
-        // for a name the server gives).
-        try SidecarFiles(destination).checkNameLength()
         if let unchanged = try unchangedSince(requester, started: started, tell: tell) { return unchanged }
         var restarts = 0
         var singleStream = false
@@ -223,11 +223,17 @@ extension Download {
                 url: url.withoutCredentials.description, finalURL: transfer.resource.url.withoutCredentials.description,
                 length: length, validator: Validator(transfer.resource), segments: [])
             let modified = options.remoteTime ? transfer.resource.lastModified.flatMap(HTTPDate.seconds) : nil
-            try start.output.finish(length: length, replacing: start.replacesDestination, mark: mark, modified: modified)
+            // Bytes nothing checked (another program's, kept by `-c`) never make a file complete.
+            let checked = !start.keptUnchecked || expectedChecksum(transfer.resource, recorded: start.recordedDigest) != nil
+            try start.output.finish(
+                length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified)
         } catch {
             // A file appeared at the final name: every byte is in and synced, so a last
-            // checkpoint lets the rerun (once the way is clear) finish without fetching.
-            if error.code == .cannotCreateOutput { _ = try? start.checkpointer?.checkpoint(start.table) }
+            // checkpoint lets the rerun (once the way is clear) finish without fetching. Not
+            // when the `.part` is another file now: the journal would vouch for its bytes.
+            if error.code == .cannotCreateOutput && start.output.isAt(start.output.partPath) {
+                _ = try? start.checkpointer?.checkpoint(start.table)
+            }
             throw error
         }
         start.checkpointer?.remove()

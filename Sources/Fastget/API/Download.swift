@@ -341,12 +341,15 @@ public final class Download: Sendable {
         return result
     }
 
-    /// Removes the `.part` file and journal, unless another download owns them now.
+    /// Removes the `.part` file and journal, unless another download owns them now. Only
+    /// fastget's: another program's `.part` and a file at the journal's name that is no
+    /// journal of fastget's stay (a queued download made no request and took nothing over).
     private func removeFiles(at destination: String) {
         guard let lock = try? Download.own(destination) else { return }
         let files = SidecarFiles(destination)
-        try? FileSystem.remove(files.part)
-        try? FileSystem.remove(files.journal)
+        let keepsPart = files.partIsForeign(url: url.withoutCredentials.description)
+        if files.hasJournal { try? FileSystem.remove(files.journal) }
+        if !keepsPart && FileSystem.entryKind(files.part) == .regular { try? FileSystem.remove(files.part) }
         lock.release()
     }
 }

@@ -142,6 +142,13 @@ package final class FileDescriptor: @unchecked Sendable {
         return Int64(info.st_size)
     }
 
+    /// What `fstat` says of the open file. The corresponding C function is `fstat`.
+    package func status() throws(SystemError) -> FileSystem.Status {
+        var info = stat()
+        _ = try retryingOnInterrupt("fstat") { fstat(descriptor, &info) }
+        return FileSystem.Status(info)
+    }
+
     /// The last modification time, `seconds.nanoseconds`. The corresponding C function is `fstat`.
     package func modificationTime() throws(SystemError) -> String {
         var info = stat()

@@ -37,6 +37,34 @@ package enum FileSystem {
         return kind(mode: info.st_mode)
     }
 
+    /// Who a file is, and whose: what `lstat`/`fstat` say beyond its kind.
+    package struct Status: Sendable, Equatable {
+        package let kind: Kind
+        package let device: UInt64
+        package let inode: UInt64
+        /// Names it has (hard links).
+        package let links: UInt64
+        package let owner: UInt32
+        package let size: Int64
+
+        init(_ info: stat) {
+            kind = FileSystem.kind(mode: info.st_mode)
+            (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
+            (links, owner, size) = (UInt64(info.st_nlink), info.st_uid, Int64(info.st_size))
+        }
+
+        /// Whether `other` is the same file (device and inode).
+        package func isSameFile(as other: Status) -> Bool { device == other.device && inode == other.inode }
+    }
+
+    /// What is at `path` itself, a symbolic link not followed; nil when nothing is.
+    /// The corresponding C function is `lstat`.
+    package static func entryStatus(_ path: String) -> Status? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Status(info)
+    }
+
     /// What is at `path`, following links; nil when nothing is (or it cannot be told).
     package static func kind(_ path: String) -> Kind? {
         var info = stat()

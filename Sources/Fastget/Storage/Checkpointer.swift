@@ -7,7 +7,7 @@
 ///
 /// A crash at any point leaves either the previous journal or the new one, each true.
 ///
-/// The temporary file's name is this process's own (`<name>.fastget.<pid>-<n>.tmp`): even a
+/// The temporary file's name is this process's own (`<name>.fastget.<random>.tmp`): even a
 /// writer that ignored the download's lock could not interleave its bytes with ours.
 final class Checkpointer: Checkpointing {
     let path: String
@@ -73,7 +73,7 @@ final class Checkpointer: Checkpointing {
     /// Writes `journal` at `path` by way of a temporary file of this process's own, renamed
     /// into place; `durably` syncs the file before the rename and the directory after it.
     /// The temporary is created exclusively and never through a link: a name someone planted
-    /// (its pid and counter are easy to guess) is passed over, never written through or removed.
+    /// (it would have to guess 17 random characters) is passed over, never written through or removed.
     static func write(_ journal: Journal, to path: String, durably: Bool) throws(FastgetError) {
         let (temporaryPath, file) = try createTemporary(for: path)
         do throws(SystemError) {
@@ -114,13 +114,15 @@ final class Checkpointer: Checkpointing {
     /// Reads the journal at `path`: nil when there is none.
     static func load(_ path: String) -> Result<Journal, JournalError>? {
         guard FileSystem.exists(path) else { return nil }
-        // Never through a link, never waiting on a FIFO: only a regular file is read.
-        guard let file = try? FileDescriptor.openRegular(path, readOnly: true), let size = try? file.size(),
-            size <= Journal.maximumEncodedSize
-        else {
-            return .failure(.invalid("unreadable or oversized"))
+        // Never through a link, never waiting on a FIFO: only a regular file is read, and only
+        // one of this user's with no other name (another user's journal, in a directory others
+        // may write, would make this run adopt their `.part`).
+        guard let file = try? FileDescriptor.openRegular(path, readOnly: true), let status = try? file.status() else {
+            return .failure(.notOwned("it cannot be read"))
         }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
+        if let problem = SidecarFiles.ownershipProblem(status) { return .failure(.notOwned(problem)) }
+        guard status.size <= Journal.maximumEncodedSize else { return .failure(.foreign) }
+        var bytes = [UInt8](repeating: 0, count: Int(status.size))
         var filled = 0
         while filled < bytes.count {
             let count =

@@ -11,6 +11,19 @@ package enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case trailingBytes
     /// A field is out of range or the segments do not tile the file.
     case invalid(String)
+    /// Not this user's to read or replace: unreadable, another user's, or with other names
+    /// (hard links). Says why.
+    case notOwned(String)
+
+    /// Whether the file is fastget's own, damaged or from another release (it starts with the
+    /// magic, or with part of it: a first journal torn by a power cut): set aside with a notice.
+    /// Anything else at the journal's name is somebody's file, never removed.
+    package var isFastgets: Bool {
+        switch self {
+        case .foreign, .notOwned: false
+        case .truncated, .unsupportedVersion, .checksumMismatch, .trailingBytes, .invalid: true
+        }
+    }
 
     package var description: String {
         switch self {
@@ -20,6 +33,7 @@ package enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case .checksumMismatch: "journal checksum mismatch"
         case .trailingBytes: "journal has trailing bytes"
         case .invalid(let reason): "journal is invalid: \(reason)"
+        case .notOwned(let reason): reason
         }
     }
 }

@@ -20,15 +20,23 @@ final class OutputFile: WriteTarget, Sendable {
     /// - Parameters:
     ///   - keeping: open the existing `.part` of a resumed download instead, a regular file
     ///     only; it may be shorter than `length` (a run stopped before growing it), never longer.
+    ///   - owned: a kept `.part` must also be this user's with no other name
+    ///     (`SidecarFiles.ownershipProblem`).
+    ///   - url: the download's URL without credentials, which the `.part`'s mark names.
     ///   - stop: why the download must stop, nil while it need not: asked between pieces of
     ///     the preallocation, which throws `.cancelled` (and removes a `.part` it created).
-    init(finalPath: String, length: Int64?, keeping: Bool = false, stop: () -> String? = { nil }) throws(FastgetError) {
+    init(
+        finalPath: String, length: Int64?, keeping: Bool = false, owned: Bool = true, url: String = "",
+        stop: () -> String? = { nil }
+    ) throws(FastgetError) {
         self.finalPath = finalPath
         partPath = SidecarFiles(finalPath).part
-        handle = keeping ? try SidecarFiles.openExisting(partPath) : try SidecarFiles.replace(partPath)
+        handle = keeping ? try SidecarFiles.openExisting(partPath, owned: owned) : try SidecarFiles.replace(partPath)
         // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
         // is another program's (`SidecarFiles.partIsForeign`).
-        handle.setAttribute(SidecarFiles.partMark, "1")
+        if let inode = try? handle.status().inode {
+            handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url))
+        }
         guard let length, length > 0 else { return }
         if keeping {
             let size: Int64
@@ -163,23 +171,39 @@ final class OutputFile: WriteTarget, Sendable {
         return digest.finish()
     }
 
+    /// Whether `path` names the file this writes (device and inode, a link not followed):
+    /// a `.part` swapped during the run is not, whatever its bytes.
+    func isAt(_ path: String) -> Bool {
+        guard let ours = try? handle.status(), let there = FileSystem.entryStatus(path) else { return false }
+        return there.isSameFile(as: ours)
+    }
+
+    /// Refuses to rename, or to report as saved, a file at `path` that is not this one.
+    private func checkIsAt(_ path: String, _ what: String) throws(FastgetError) {
+        guard !isAt(path) else { return }
+        throw FastgetError(
+            .cannotCreateOutput, "\(path) was replaced by another file \(what); leaving it alone",
+            hint: "move it away and run the same command again to download the file anew")
+    }
+
     /// Makes the file durable and gives it its final name: set the length (for a stream of
     /// unknown length), fsync, rename, fsync the directory. Unless `replacing`, a file that
     /// appeared at the final name meanwhile is left alone: that throws `.cannotCreateOutput` and
-    /// the `.part` stays (open, so that a last checkpoint can still be taken). Fails without a
-    /// rename when any earlier sync of the file failed. `mark`: the download it completes
-    /// (`CompletionMark`), recorded on the file before the sync.
-    /// `modified`: seconds since the epoch to give the file as its modification time.
+    /// the `.part` stays (open, so that a last checkpoint can still be taken). So does a `.part`
+    /// that is not this file any more (`isAt`), checked just before the rename, and the final
+    /// name just after. Fails without a rename when any earlier sync of the file failed.
+    /// `mark`: the download it completes (`CompletionMark`), recorded on the file before the
+    /// sync. `modified`: seconds since the epoch to give the file as its modification time.
     func finish(length: Int64, replacing: Bool, mark: Journal? = nil, modified: Int? = nil) throws(FastgetError) {
         do throws(SystemError) {
             if try handle.size() != length { try handle.setLength(length) }
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
-        handle.removeAttribute(SidecarFiles.partMark) // a finished file is no `.part`
         if let modified { HTTPDate.setModificationTime(handle.descriptor, seconds: modified) }
         if let mark { CompletionMark.mark(handle, as: mark) }
         try sync("fsync") { () throws(SystemError) in try handle.sync() }
+        try checkIsAt(partPath, "while it was downloaded")
         do {
             if replacing {
                 try FileSystem.rename(partPath, to: finalPath)
@@ -193,6 +217,10 @@ final class OutputFile: WriteTarget, Sendable {
         } catch {
             throw FastgetError.local(error, path: finalPath)
         }
+        try checkIsAt(finalPath, "as it was renamed")
+        // Only now is it no `.part`: until the rename, a kill or a file that appeared at the
+        // final name leaves a `.part` that the rerun must know for fastget's.
+        handle.removeAttribute(SidecarFiles.partMark)
         do {
             try handle.close()
             try FileSystem.syncDirectory(containing: finalPath)

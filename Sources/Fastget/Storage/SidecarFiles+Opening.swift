@@ -8,8 +8,24 @@ extension SidecarFiles {
     /// The extended attribute on a `.part` fastget created or took charge of (`-c`): with no
     /// journal beside it (a single stream, a small file stopped before its first journal, a
     /// failed digest, a kill between two steps), it tells fastget's `.part` from another
-    /// program's of the same name (Firefox and yt-dlp use the suffix too).
+    /// program's of the same name (Firefox and yt-dlp use the suffix too). Its value
+    /// (`partMarkValue`) names the file's inode and the download's URL: a mark copied with the
+    /// file (`cp -a`, `rsync -X`, `tar --xattrs`) is on another inode and counts for nothing.
     static let partMark = "user.fastget.part"
+
+    /// The `partMark` of the file `inode` holding a download of `url` (without credentials).
+    static func partMarkValue(inode: UInt64, url: String) -> String { "\(inode) \(url)" }
+
+    /// Why a sidecar that is there is not this user's to adopt, nil when it is: it has other
+    /// names (a hard link planted at `.part` would have the download written into the user's
+    /// file), or it belongs to another user (in a directory others may write, their bytes
+    /// would end up under this user's name).
+    static func ownershipProblem(_ status: FileSystem.Status) -> String? {
+        if status.links != 1 { return "it has \(status.links) names (hard links)" }
+        let user = ProcessIdentity.effectiveUser
+        if status.owner != user { return "it belongs to user \(status.owner), not to this one (\(user))" }
+        return nil
+    }
 
     /// Refuses a name whose sidecars would not fit within `NAME_MAX`, before any is created:
     /// otherwise the journal's temporary fails part-way, and every rerun the same way.
@@ -48,14 +64,24 @@ extension SidecarFiles {
 
     /// Opens the existing regular file at `path` (see `FileDescriptor.openRegular`); anything
     /// else there is refused untouched.
-    static func openExisting(_ path: String, readOnly: Bool = false) throws(FastgetError) -> FileDescriptor {
+    /// `owned`: it must also be this user's alone (`ownershipProblem`), as a `.part` to resume.
+    static func openExisting(_ path: String, readOnly: Bool = false, owned: Bool = false) throws(FastgetError) -> FileDescriptor {
+        let file: FileDescriptor
+        let status: FileSystem.Status
         do {
-            return try FileDescriptor.openRegular(path, readOnly: readOnly)
+            file = try FileDescriptor.openRegular(path, readOnly: readOnly)
+            status = try file.status()
         } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
             throw refusal(path, FileSystem.entryKind(path))
         } catch {
             throw FastgetError.local(error, path: path)
         }
+        if owned, let problem = ownershipProblem(status) {
+            throw FastgetError(
+                .cannotCreateOutput, "\(path) is not this user's own file: \(problem); leaving it alone",
+                hint: "move it away, or use -o FILE to save elsewhere")
+        }
+        return file
     }
 
     /// Creates `path` anew: a regular file there (one fastget may replace) is removed first,
@@ -77,15 +103,35 @@ extension SidecarFiles {
         }
     }
 
-    /// Whether `NAME.part` holds bytes fastget never took charge of: a regular file with data,
-    /// no journal beside it, and no `partMark`. (An empty one holds nothing to lose: a kill
-    /// between its creation and its mark leaves that.) Where the file system keeps no extended
-    /// attributes, every such `.part` is taken for another program's: refused with a hint,
-    /// never overwritten.
-    package var partIsForeign: Bool {
-        guard FileSystem.entryKind(part) == .regular, (FileSystem.size(part) ?? 0) > 0, FileSystem.entryKind(journal) == nil
-        else { return false }
-        return FileSystem.attribute(part, SidecarFiles.partMark) == nil
+    /// Whether `NAME.part` holds bytes fastget never took charge of for `url` (the download's,
+    /// without credentials): a regular file with data, no journal of fastget's beside it (a
+    /// file there that is none does not count), and no `partMark` naming this file and `url`.
+    /// (An empty one holds nothing to lose: a kill between its creation and its mark leaves
+    /// that.) Where the file system keeps no extended attributes, every such `.part` is taken
+    /// for another program's: refused with a hint, never overwritten.
+    package func partIsForeign(url: String) -> Bool {
+        guard let status = FileSystem.entryStatus(part), status.kind == .regular, status.size > 0, !hasJournal else { return false }
+        return FileSystem.attribute(part, SidecarFiles.partMark) != SidecarFiles.partMarkValue(inode: status.inode, url: url)
+    }
+
+    /// Whether a journal of fastget's is at `journal`: one that reads, or one damaged or from
+    /// another release (`JournalError.isFastgets`).
+    var hasJournal: Bool {
+        switch Checkpointer.load(journal) {
+        case nil: false
+        case .success?: true
+        case .failure(let error)?: error.isFastgets
+        }
+    }
+
+    /// Refuses a file at `journal` that is not fastget's journal (`JournalError.isFastgets`):
+    /// someone's notes, a file of another user's, one with other names. It is never read as a
+    /// journal, set aside or removed.
+    package func refuseUnlessJournal() throws(FastgetError) {
+        guard case .failure(let error)? = Checkpointer.load(journal), !error.isFastgets else { return }
+        let why = error == .foreign ? "is not a fastget journal" : "is not this user's own file: \(error)"
+        throw FastgetError(
+            .cannotCreateOutput, "\(journal) \(why); leaving it alone", hint: "move it away, or use -o FILE to save elsewhere")
     }
 
     /// Why a foreign `NAME.part` is refused, with what the user can do about it.

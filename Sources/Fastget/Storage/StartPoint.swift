@@ -19,6 +19,9 @@ struct StartPoint {
     var failedMirrors: [String] = []
     /// The resumed journal's validator, with what the probe adds filled in.
     var resumedValidator: Validator?
+    /// Whether the file starts with bytes no request of this run vouches for (`-c`): without a
+    /// digest to check them, the finished file gets no completion mark.
+    var keptUnchecked = false
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -38,6 +41,7 @@ struct StartPoint {
         }
         let files = SidecarFiles(destination)
         try files.refuseUnlessRegular()
+        try files.refuseUnlessJournal()
         let (partPath, journalPath) = (files.part, files.journal)
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
@@ -68,7 +72,7 @@ struct StartPoint {
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
-        let foreignPart = files.partIsForeign && !options.overwrite
+        let foreignPart = files.partIsForeign(url: header.url) && !options.overwrite
         if foreignPart && (!options.continuePartial || finalExists) {
             throw files.foreignPartRefusal(destinationExists: finalExists)
         }
@@ -80,7 +84,7 @@ struct StartPoint {
         // A fresh start: whatever journal is there describes bytes that are about to go.
         try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
         try? FileSystem.remove(journalPath)
-        let output = try OutputFile(finalPath: destination, length: resource.length, stop: stop)
+        let output = try OutputFile(finalPath: destination, length: resource.length, url: header.url, stop: stop)
         guard segmented, let length = resource.length else {
             return StartPoint(
                 output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
@@ -98,7 +102,7 @@ struct StartPoint {
         _ journal: Journal, header: Journal, destination: String, resource: RemoteResource, options: DownloadOptions,
         stop: () -> String?
     ) throws(FastgetError) -> StartPoint {
-        let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, stop: stop)
+        let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, url: header.url, stop: stop)
         var resumed = header
         (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
         resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
@@ -242,17 +246,13 @@ struct StartPoint {
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         let localSize = FileSystem.size(prefix) ?? 0
+        let checked = (options.checksum ?? (options.checksAnnouncedDigest ? resource.announcedDigest : nil)) != nil
+        let keptByLength = "\(prefix) has the server's length (\(localSize) bytes); kept by its length alone, with no digest to check it"
         // aria2 preallocates the whole file: its length says nothing of what is in it.
         var foreign: ForeignState? = nil
         if prefix == destination, let length = resource.length { foreign = try ForeignState.beside(destination, length: length) }
-        // A whole `.part` still has to be renamed into place: it goes through as a resume with
-        // nothing left to fetch.
         if foreign == nil, let length = resource.length, localSize == length, prefix == destination {
-            if options.checksum != nil || (options.checksAnnouncedDigest && resource.announcedDigest != nil) {
-                notice("\(destination) is already complete (\(length) bytes)") // the digest is checked next
-            } else {
-                notice("\(destination) has the server's length (\(length) bytes); kept by its length alone — no digest to check it")
-            }
+            notice(checked ? "\(destination) is already complete (\(length) bytes)" : keptByLength) // a digest is checked next
             return nil
         }
         guard resource.isSegmentable, let length = resource.length else {
@@ -265,12 +265,19 @@ struct StartPoint {
             try checkSpace(for: destination, needed: length - localSize, freed: 0)
             notice(
                 "continuing \(destination) from \(foreign.path): \(foreign.tool.rawValue) marks \(done) of \(length) bytes done; fetching the rest")
-            return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: done, stop: stop)
+            return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: done, owned: false, stop: stop)
+        }
+        let foreignPart = prefix == files.part
+        if localSize > length && foreignPart {
+            throw FastgetError(
+                .cannotCreateOutput,
+                "\(prefix) is larger than the server's file (\(localSize) > \(length) bytes), so it is not its start; leaving it alone",
+                hint: "use --overwrite to replace it")
         }
         if localSize > length {
             notice("\(prefix) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")
             try? FileSystem.remove(files.journal)
-            let output = try OutputFile(finalPath: destination, length: length, stop: stop)
+            let output = try OutputFile(finalPath: destination, length: length, url: header.url, stop: stop)
             let ranges = SegmentPlan.ranges(length: length, options: options)
             return try fresh(
                 output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
@@ -281,22 +288,27 @@ struct StartPoint {
         for range in SegmentPlan.ranges(length: length - localSize, options: options) {
             entries.append(Journal.Entry(start: localSize + range.start, end: localSize + range.end, written: localSize + range.start))
         }
-        notice("continuing \(prefix) from byte \(localSize)")
-        return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: localSize, stop: stop)
+        notice(localSize == length && !checked ? keptByLength : "continuing \(prefix) from byte \(localSize)")
+        return try adopt(
+            destination, from: prefix, entries: entries, header: header, resumedBytes: localSize, owned: foreignPart, stop: stop)
     }
 
     /// Makes `prefix` (the file at `destination`, or another program's `.part`) the `.part` of a
     /// download whose journal has `entries`.
     /// The journal claiming its bytes comes first, durably, and only then does the user's file
     /// move: a stop at any point leaves either the file where it was or a `.part` the journal
-    /// resumes.
+    /// resumes. `owned`: the prefix must be this user's alone (another program's `.part`).
+    /// Its bytes were fetched by no request of this run: without a digest to check them, the
+    /// finished file gets no completion mark.
     private static func adopt(
         _ destination: String, from prefix: String, entries: [Journal.Entry], header: Journal, resumedBytes: Int64,
-        stop: () -> String?
+        owned: Bool, stop: () -> String?
     ) throws(FastgetError) -> StartPoint {
         let files = SidecarFiles(destination)
         var journal = header
         journal.segments = entries
+        // Through no link, and another program's `.part` only if it is this user's alone.
+        let prefixFile = try SidecarFiles.openExisting(prefix, readOnly: true, owned: owned)
         // A `.part` left from before (a journal that was not used, a single stream) must be
         // gone, durably, before a journal claims bytes of `NAME.part`: stopped before the
         // rename, the journal would vouch for its bytes.
@@ -305,7 +317,7 @@ struct StartPoint {
                 try FileSystem.remove(files.part)
                 try FileSystem.syncDirectory(containing: destination)
             }
-            try FileDescriptor.openRegular(prefix, readOnly: true).sync()
+            try prefixFile.sync()
         } catch {
             throw FastgetError.local(error, path: prefix)
         }
@@ -318,10 +330,13 @@ struct StartPoint {
         } catch {
             throw FastgetError.local(error, path: destination)
         }
-        let output = try OutputFile(finalPath: destination, length: header.length, keeping: true, stop: stop)
-        return StartPoint(
+        let output = try OutputFile(
+            finalPath: destination, length: header.length, keeping: true, owned: owned, url: header.url, stop: stop)
+        var start = StartPoint(
             output: output, table: SegmentTable(journal: entries),
             checkpointer: Checkpointer(path: files.journal, output: output, header: header),
             segmented: true, resumedBytes: resumedBytes, replacesDestination: false)
+        start.keptUnchecked = resumedBytes > 0
+        return start
     }
 }
