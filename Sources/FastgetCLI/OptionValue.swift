@@ -41,8 +41,9 @@ enum OptionValue {
         return number
     }
 
-    /// `RATE` in bytes per second, with an optional k, M or G (binary multiples, as curl).
-    static func rate(_ text: String, for name: String) throws(UsageError) -> Int64 {
+    /// `RATE` in bytes per second, at least `minimum`, with an optional k, M or G (binary
+    /// multiples, as curl).
+    static func rate(_ text: String, for name: String, minimum: Int64 = minimumRate) throws(UsageError) -> Int64 {
         let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
         var digits = Substring(text)
         var multiplier: Int64 = 1
@@ -50,15 +51,31 @@ enum OptionValue {
             multiplier = factor
             digits = digits.dropLast()
         }
-        guard let number = Double(digits), number * Double(multiplier) >= Double(minimumRate),
+        guard let number = Double(digits), number * Double(multiplier) >= Double(minimum),
             number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" })
         else {
-            throw UsageError(
-                message: "option \(name) needs a rate of at least \(minimumRate >> 10)k bytes per second, e.g. 500k or 4M, not '\(text)'")
+            let least = minimum >= 1 << 10 ? "\(minimum >> 10)k bytes" : minimum == 1 ? "1 byte" : "\(minimum) bytes"
+            throw UsageError(message: "option \(name) needs a rate of at least \(least) per second, e.g. 500k or 4M, not '\(text)'")
         }
         // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
         // the conversion to Int64 cannot trap.
         return Int64(min(number * Double(multiplier), 0x1p62))
+    }
+
+    /// `--speed-limit RATE` (`-Y`, aria2's `--lowest-speed-limit`): at least 1 byte per second,
+    /// with the suffixes of `--limit-rate`; measured over `--speed-time`, 30 s unless given.
+    static func speedLimit(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        invocation.options.speedLimit = try rate(text, for: name, minimum: 1)
+    }
+
+    /// `--speed-time S` (`-y`): at least 1 s. Given alone, the limit is 1 byte per second, as
+    /// curl's: a body that stops for S seconds is dropped.
+    static func speedTime(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        guard let value = try? seconds(text, for: name), value >= 1 else {
+            throw UsageError(message: "option \(name) needs a number of seconds, at least 1, not '\(text)'")
+        }
+        invocation.options.speedTime = value
+        if invocation.options.speedLimit == nil { invocation.options.speedLimit = 1 }
     }
 
     /// `-i FILE`, "-" for standard input.

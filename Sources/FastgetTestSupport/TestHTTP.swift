@@ -56,6 +56,29 @@ public enum TestResponse: Sendable {
     case staged(head: [UInt8], rest: @Sendable () -> [UInt8])
 }
 
+extension TestResponse {
+    /// `content` (or the range the request asks for, as a 206) with its head at once and its
+    /// body one byte every `interval` seconds: a server that answers and then crawls. With
+    /// `ranges` false, the whole file as a 200 of unknown length (a single stream).
+    /// `fields` go into the head as they are (a validator: `ETag: "a"`).
+    public static func trickling(
+        _ content: [UInt8], for request: RecordedRequest, interval: Double, ranges: Bool = true, fields: [String] = []
+    ) -> TestResponse {
+        let fields = fields.map { $0 + "\r\n" }.joined()
+        guard ranges else {
+            return .trickleAfter(sent: Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\(fields)\r\n".utf8), trickled: content, interval: interval)
+        }
+        var body = 0..<Int64(content.count)
+        var head = "HTTP/1.1 200 OK\r\nAccept-Ranges: bytes\r\n" + fields
+        if let value = request.header("Range"), let range = TestServer.parseRange(value, total: Int64(content.count)), let range {
+            body = range
+            head = "HTTP/1.1 206 Partial Content\r\n\(fields)Content-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(content.count)\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return .trickleAfter(sent: Array(head.utf8), trickled: Array(content[Int(body.lowerBound)..<Int(body.upperBound)]), interval: interval)
+    }
+}
+
 /// Cuts ranged responses short: the first `times` of them close after `afterBytes` body bytes.
 public final class DropPlan: Sendable {
     public let afterBytes: Int

@@ -18,14 +18,16 @@ extension TestServer {
             return false
         case .trickle(let bytes, let interval):
             for byte in bytes where !isStopped {
-                guard channel.write(String(decoding: [byte], as: UTF8.self)) else { return false }
+                // As a byte, not a String: one above 0x7F would go out as U+FFFD's three bytes.
+                guard [byte].withUnsafeBytes({ channel.write($0) }) else { return false }
                 usleep(useconds_t(interval * 1e6))
             }
             return false
         case .trickleAfter(let sent, let trickled, let interval):
             guard sent.withUnsafeBytes({ channel.write($0) }) else { return false }
             for byte in trickled where !isStopped {
-                guard channel.write(String(decoding: [byte], as: UTF8.self)) else { return false }
+                // As a byte, not a String: one above 0x7F would go out as U+FFFD's three bytes.
+                guard [byte].withUnsafeBytes({ channel.write($0) }) else { return false }
                 usleep(useconds_t(interval * 1e6))
             }
             return false

@@ -45,6 +45,11 @@ import Testing
         (["--limit-rate", "inf"], "option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not 'inf'"),
         (["--limit-rate", "nanM"], "option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not 'nanM'"),
         (["--limit-rate", "-1G"], "option --limit-rate needs a rate of at least 1k bytes per second, e.g. 500k or 4M, not '-1G'"),
+        (["--speed-limit", "0"], "option --speed-limit needs a rate of at least 1 byte per second, e.g. 500k or 4M, not '0'"),
+        (["-Y", "-5"], "option -Y needs a rate of at least 1 byte per second, e.g. 500k or 4M, not '-5'"),
+        (["--lowest-speed-limit=fast"], "option --lowest-speed-limit needs a rate of at least 1 byte per second, e.g. 500k or 4M, not 'fast'"),
+        (["--speed-time", "0.5"], "option --speed-time needs a number of seconds, at least 1, not '0.5'"),
+        (["-y", "nan"], "option -y needs a number of seconds, at least 1, not 'nan'"),
         (["--retries", "99999999999999999999"], "option --retries needs a whole number, not '99999999999999999999'"),
         (["-n", "-3"], "option -n must be between 1 and 64 (got -3)"),
     ])

@@ -12,6 +12,11 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// Shuts down the connection `slot` is using now, if any: its blocked call returns.
+    func shutdown(_ slot: Int) {
+        state.withLock { state in state.connections[slot]?.shutdown() }
+    }
+
     /// Shuts down every registered connection, and every one registered from now on.
     func stop() {
         state.withLock { state in

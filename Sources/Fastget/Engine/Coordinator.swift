@@ -57,6 +57,7 @@ struct Coordinator {
         var flushed: [ObjectIdentifier: Int64] = [:]
         var sampled: [ObjectIdentifier: Int64] = [:]
         var total = table.bytesWritten
+        var watch = options.speedLimit.map { LowSpeedWatch(limit: $0, seconds: options.speedTime) }
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             if let window {
                 do throws(FastgetError) {
@@ -75,6 +76,7 @@ struct Coordinator {
             measureSpeeds(&sampled, seconds: now - lastTick)
             measureThroughput(&total, seconds: now - lastTick)
             lastTick = now
+            if watch != nil { judgeSpeeds(&watch!, slots: crew.slots, now: now) }
             if let checkpointer, now >= nextCheckpoint || firstCheckpointBytes.map({ table.bytesWritten >= $0 }) == true {
                 nextCheckpoint = now + options.checkpointInterval
                 firstCheckpointBytes = nil
@@ -122,7 +124,9 @@ struct Coordinator {
     static let inlineLimit: Int64 = 256 * 1024
 
     private var runsInline: Bool {
-        guard workers == 1, window == nil else { return false }
+        // The low-speed limit is judged by this thread's ticks, and a worker blocked on a read
+        // cannot tick: with a limit, a worker thread does the reading.
+        guard workers == 1, window == nil, transfer.options.speedLimit == nil else { return false }
         let remaining = segmented ? table.segments.reduce(0) { $0 + max(0, $1.remaining) } : transfer.resource.length ?? .max
         return remaining <= Coordinator.inlineLimit
     }
@@ -159,6 +163,39 @@ struct Coordinator {
         try throwIfStoppedShort(events)
         publishEvents(events)
         progress(snapshot())
+    }
+
+    /// Applies the low-speed limit: shuts down the connections below it (their workers take the
+    /// range on a new one), or fails the download when it is below it as a whole.
+    private func judgeSpeeds(_ watch: inout LowSpeedWatch, slots: [WorkerSlot], now: Double) {
+        guard !transfer.control.isStopped else { return }
+        let bodies = slots.map {
+            LowSpeedWatch.Body(worker: $0.id, since: $0.bodySince.load(ordering: .acquiring), bytes: $0.bytes.load(ordering: .relaxed))
+        }
+        let limit = "\(watch.limit) bytes/s for \(Coordinator.seconds(watch.seconds)) s"
+        switch watch.tick(now: now, downloaded: snapshotBytes, bodies: bodies) {
+        case .fine:
+            break
+        case .fail(let rate):
+            transfer.control.fail(FastgetError(.temporary, "the download stayed below \(limit) (\(rate) bytes/s); --speed-limit"))
+        case .drop(let slow):
+            for slot in slots where slow[slot.id] != nil {
+                slot.slowDrop.store(true, ordering: .releasing)
+                transfer.control.connections.shutdown(slot.id)
+                transfer.post(.notice("a connection stayed below \(limit) (\(slow[slot.id]!) bytes/s); its range goes to a new one"))
+            }
+        }
+    }
+
+    /// `2` for 2 seconds, `1.5` for 1.5.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? String(Int(value)) : "\(value)"
+    }
+
+    /// The bytes of the file in hand, as progress reports them.
+    private var snapshotBytes: Int64 {
+        // A stream of unknown length is one segment [0, 0) whose watermark runs past its end.
+        transfer.resource.length == nil ? table.segments.first?.written.load(ordering: .acquiring) ?? 0 : table.bytesWritten
     }
 
     /// Hands what the workers posted since the last call to `events`.
@@ -278,8 +315,7 @@ struct Coordinator {
     func snapshot() -> DownloadProgress {
         DownloadProgress(
             totalBytes: transfer.resource.length,
-            // A stream of unknown length is one segment [0, 0) whose watermark runs past its end.
-            completedBytes: transfer.resource.length == nil ? table.segments.first?.written.load(ordering: .acquiring) ?? 0 : table.bytesWritten,
+            completedBytes: snapshotBytes,
             elapsed: MonotonicClock.seconds() - started,
             segments: table.segments.map { segment in
                 let end = segment.end.load(ordering: .relaxed)

@@ -14,6 +14,8 @@ extension SegmentWorker {
             (connection, head) = try transfer.requester.send(request) { transfer.control.connections.track(id, $0) }
         }
         defer { transfer.control.connections.track(id, nil) }
+        slot.enterBody()
+        defer { slot.leaveBody() }
         guard (200...299).contains(head.status), head.status != 206, !FastgetError.isNoContent(head.status) else {
             connection.shutdown()
             throw FastgetError.status(head, url: url)
@@ -39,6 +41,7 @@ extension SegmentWorker {
             try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
             offset += Int64(count)
             progress.written.store(offset, ordering: .releasing)
+            slot.bytes.add(Int64(count), ordering: .relaxed)
             tick?()
         }
         // A body that runs to the close cannot tell a dropped connection from its end; a known

@@ -32,6 +32,8 @@ final class SegmentWorker {
 
     /// Where this worker's current request goes (its source's URL when it was sent).
     var url: HTTPURL
+    /// How many servers on this worker moved past its own after low-speed drops.
+    private var rotation = 0
     /// The server this worker's current range comes from.
     private var source: Source
     private let initialSpeed: Int64
@@ -227,6 +229,15 @@ final class SegmentWorker {
             } catch {
                 if transfer.control.isStopped { return } // our own shutdown, not the server's fault
                 transfer.control.connections.track(id, nil) // a connection that failed before its answer: let it go now
+                if slot.slowDrop.exchange(false, ordering: .acquiring) {
+                    // Dropped below the low-speed limit: the server answered and sends, only
+                    // slowly, so this is no failure of it and no retry is used up. The range goes
+                    // on a new connection, to the next server when there are several. It cannot
+                    // loop: drops happen only while the whole download keeps above the limit,
+                    // and below it the download fails (`LowSpeedWatch`).
+                    rotation += 1
+                    continue
+                }
                 if let rejected = error as? SourceRejected {
                     // A mirror's answer disqualified it; nothing of it was written.
                     guard transfer.drop(source, because: rejected.reason) else { throw FastgetError(.protocolViolation, rejected.reason) }
@@ -271,13 +282,13 @@ final class SegmentWorker {
         let start = segment.written.load(ordering: .acquiring)
         let end = segment.end.load(ordering: .acquiring)
         guard start < end, !retiring else { return }
-        source = transfer.source(for: id) ?? transfer.sources[0]
+        source = transfer.source(for: id + rotation) ?? transfer.sources[0]
         url = transfer.url(of: source)
-        let range = ByteRange(start: start, end: end)
-        let connection = try answer(range)
+        let connection = try answer(ByteRange(start: start, end: end))
         defer { transfer.control.connections.track(id, nil) }
+        let bodyStarted = slot.enterBody()
+        defer { slot.leaveBody() }
         transfer.location.served(url)
-        let bodyStarted = MonotonicClock.seconds()
 
         // Re-read the end before every read: a steal may have moved it down, and the worker
         // stops exactly there (the rest of this response then goes unused).
@@ -308,7 +319,7 @@ final class SegmentWorker {
                     try transfer.output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: offset)
                 }
                 if read == 0 {
-                    throw TransferError.truncatedBody(received: offset - start, expected: range.count)
+                    throw TransferError.truncatedBody(received: offset - start, expected: end - start)
                 }
                 if count < read {
                     connection.shutdown()
@@ -320,7 +331,7 @@ final class SegmentWorker {
             }
             if count == 0 {
                 if offset >= segment.end.load(ordering: .acquiring) { break } // stolen mid-fill
-                throw TransferError.truncatedBody(received: offset - start, expected: range.count)
+                throw TransferError.truncatedBody(received: offset - start, expected: end - start)
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)

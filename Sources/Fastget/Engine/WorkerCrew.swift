@@ -17,6 +17,12 @@ final class WorkerSlot: Sendable {
     /// measurement of the connections there before a step).
     let bytes = Atomic<Int64>(0)
     let started = MonotonicClock.seconds()
+    /// When the body of the worker's current response started (monotonic nanoseconds); 0
+    /// while it has none (connecting, waiting for an answer, between ranges).
+    let bodySince = Atomic<UInt64>(0)
+    /// Set by the coordinator before it shuts down this worker's connection for being below
+    /// the low-speed limit: the failure that follows is that drop, not the server's.
+    let slowDrop = Atomic<Bool>(false)
     /// Set by the worker's thread as its last act.
     let finished = Atomic<Bool>(false)
 
@@ -24,6 +30,20 @@ final class WorkerSlot: Sendable {
         self.id = id
         self.expendable = expendable
     }
+
+    /// A response's body starts: the low-speed clock of this connection starts now. A drop
+    /// meant for the previous body is void.
+    /// - Returns: now, in monotonic seconds.
+    @discardableResult
+    func enterBody() -> Double {
+        slowDrop.store(false, ordering: .relaxed)
+        let now = MonotonicClock.nanoseconds()
+        bodySince.store(max(1, now), ordering: .releasing)
+        return Double(now) / 1e9
+    }
+
+    /// The body ended (or failed): no low-speed clock runs until the next one starts.
+    func leaveBody() { bodySince.store(0, ordering: .releasing) }
 }
 
 /// The worker threads of one pass, run by the coordinator thread only: started up to the
@@ -50,6 +70,9 @@ final class WorkerCrew {
 
     /// Workers started and not asked to retire.
     var active: Int { running.values.filter { !$0.slot.retire.load(ordering: .relaxed) }.count }
+
+    /// The slots of the workers started and not yet joined.
+    var slots: [WorkerSlot] { running.values.map(\.slot) }
 
     /// Active workers that have delivered body bytes.
     var streaming: Int {

@@ -36,6 +36,16 @@ public struct DownloadOptions: Sendable {
     /// Seconds a read or write may wait for the network before the attempt fails (`.infinity`:
     /// no limit; NaN or ≤ 0 is refused).
     public var timeout: Double = 30
+    /// The low-speed limit in bytes per second (curl's `--speed-limit`, aria2's
+    /// `--lowest-speed-limit`); nil (the default): none. Measured as the average over the last
+    /// `speedTime` seconds, from when a response's body starts (connecting and waiting for an
+    /// answer have `connectTimeout` and `timeout`). A connection below it is dropped and its
+    /// range goes to another connection (another server, when there is one), without using up
+    /// `retries`; when the whole download is below it too, the download fails as a timeout
+    /// (`.temporary`, exit 75) and keeps its journal. At least 1.
+    public var speedLimit: Int64?
+    /// Seconds over which `speedLimit` is measured (at least 1; `.infinity`: never).
+    public var speedTime: Double = 30
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
     /// Sent as `User-Agent` (empty: none is sent). A CR, LF or NUL in it is refused.
@@ -129,6 +139,8 @@ public struct DownloadOptions: Sendable {
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
         // NaN fails these comparisons too; infinity (or 1e300) passes and means no limit.
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
+        if let speedLimit, speedLimit < 1 { throw FastgetError(.usage, "the speed limit must be at least 1 byte per second") }
+        guard speedTime >= 1 else { throw FastgetError(.usage, "the speed time must be at least 1 second") }
         guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
         guard progressInterval > 0 else { throw FastgetError(.usage, "the progress interval must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
