@@ -32,8 +32,9 @@ import Testing
         let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 4 * 1_048_576 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // A journal that is not one: the run says it ignores it before the display starts.
-        try Data("not a journal".utf8).write(to: URL(fileURLWithPath: directory.file("f.bin.fastget")))
+        // A damaged journal (fastget's magic, then nothing that decodes): the run says it
+        // ignores it before the display starts.
+        try Data("FASTGETJ damaged".utf8).write(to: URL(fileURLWithPath: directory.file("f.bin.fastget")))
         let result = try run(["-n", "16", "-o", "f.bin", server.url()], in: directory)
         #expect(result.status == 0)
         let screen = result.screen
