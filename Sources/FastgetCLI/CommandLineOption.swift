@@ -136,11 +136,11 @@ struct CommandLineOption {
                 note: "default \(whole(defaults.timeout))"),
             .init(
                 "Y", "speed-limit", "RATE", .text(OptionValue.speedLimit),
-                "drop a connection below RATE bytes/s for --speed-time, then the download",
-                note: "default off; suffixes k, M, G; exit 75", aliases: ["--lowest-speed-limit"]),
+                "drop connections under RATE/s for --speed-time", note: "off; all under: exit 75",
+                aliases: ["--lowest-speed-limit"]),
             .init(
                 "y", "speed-time", "S", .text(OptionValue.speedTime), "seconds --speed-limit is measured over",
-                note: "default \(whole(defaults.speedTime)); alone: a limit of 1 byte/s"),
+                note: "default \(whole(defaults.speedTime)); alone: 1 byte/s"),
             .init(
                 nil, "retries", "N", .count(0...Int.max, \.options.retries),
                 "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)",
