@@ -63,6 +63,13 @@ import Testing
         ("attachment; filename=\"\u{202A}a\u{202B}b\u{202C}c\u{202D}d.txt\"", "abcd.txt"),
         ("attachment; filename=\"\u{2066}i\u{2067}s\u{2068}o\u{2069}.txt\"", "iso.txt"),
         ("attachment; filename*=UTF-8''%EF%BB%BFbom.txt", "bom.txt"),
+        // Every other format character (category Cf): tag characters spell invisible text
+        // (`invoice<U+E0020><U+E0065>.pdf` displays as invoice.pdf), U+206A-206F, the soft
+        // hyphen, the Mongolian vowel separator, interlinear annotation marks.
+        ("attachment; filename*=UTF-8''invoice%F3%A0%80%A0%F3%A0%81%A5.pdf", "invoice.pdf"),
+        ("attachment; filename=\"\u{206A}a\u{206B}b\u{206C}c\u{206D}d\u{206E}e\u{206F}.txt\"", "abcde.txt"),
+        ("attachment; filename=\"so\u{00AD}ft\u{180E}\u{FFF9}x\u{FFFA}y\u{FFFB}.txt\"", "softxy.txt"),
+        ("attachment; filename*=UTF-8''%F3%A0%80%81%F3%A0%81%BF", nil),
         // Nothing but invisible characters is no name; what they hid is not a leading dot either.
         ("attachment; filename*=UTF-8''%E2%80%AE%E2%80%8B", nil),
         ("attachment; filename=\"\u{200B}.bashrc\"", "bashrc"),

@@ -85,17 +85,13 @@ package enum FileName {
         return Array(bytes[(separator + 1)...])
     }
 
-    /// `text` without bidirectional controls and invisible format characters: U+202E makes
-    /// `evil\u{202E}gpj.exe` display as `evilexe.jpg`, and zero-width ones hide a name's real
-    /// spelling (or a leading dot) from the eye. Percent-encoded ones are decoded before this.
+    /// `text` without format characters (Unicode category Cf): bidirectional controls make
+    /// `evil\u{202E}gpj.exe` display as `evilexe.jpg`, and zero-width ones, tag characters
+    /// (U+E0000-E007F) and the soft hyphen hide a name's real spelling (or a leading dot) from
+    /// the eye. Percent-encoded ones are decoded before this.
     private static func withoutInvisibleFormatting(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: continue
-            default: scalars.append(scalar)
-            }
-        }
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory != .format { scalars.append(scalar) }
         return String(scalars)
     }
 
