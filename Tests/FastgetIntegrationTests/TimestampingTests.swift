@@ -92,4 +92,31 @@ import Testing
         #expect(!origin.server.requests.contains { $0.header("If-None-Match") != nil }, "the ETag is not offered for a changed file")
         #expect(SHA256.hex(ofFile: directory.file("w.bin")) == SHA256.hex(data))
     }
+
+    /// Express rewrites a same-size file within a second as a new weak ETag and the same
+    /// Last-Modified: the mark's weak ETag goes in If-None-Match (compared weakly, RFC 9110
+    /// §13.1.2), and the new version replaces the old one.
+    @Test func aChangedWeakETagIsFetchedAgain() throws {
+        let old = testBytes(count: 1 << 20, seed: 165), new = testBytes(count: 1 << 20, seed: 166)
+        var file = TestFile(old)
+        (file.etag, file.lastModified) = ("W/\"a\"", "Sat, 21 Nov 2026 10:00:00 GMT")
+        let origin = try Origin(file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-N", "-o", "k.bin", origin.server.url()]
+        #expect(try runProcess(try fastgetExecutable(), arguments, in: directory.path).status == 0)
+        origin.server.clearRecords()
+        let same = try runProcess(try fastgetExecutable(), arguments, in: directory.path)
+        #expect(same.status == 0 && same.stderr.contains("k.bin is unchanged on the server (If-None-Match: W/\"a\")"), "\(same.stderr)")
+        #expect(origin.server.requests.map(\.method) == ["HEAD"])
+        origin.current.withLock {
+            $0.content = .memory(new)
+            $0.etag = "W/\"b\""
+        }
+        origin.server.clearRecords()
+        let changed = try runProcess(try fastgetExecutable(), arguments, in: directory.path)
+        #expect(changed.status == 0 && !changed.stderr.contains("unchanged"), "\(changed.stderr)")
+        #expect(origin.server.requests.first?.header("If-None-Match") == "W/\"a\"")
+        #expect(SHA256.hex(ofFile: directory.file("k.bin")) == SHA256.hex(new))
+    }
 }

@@ -19,14 +19,14 @@ import Testing
         let current: Locked<TestFile>
         let rangeETag: Locked<String??>
 
-        init(_ bytes: [UInt8]) {
+        init(_ bytes: [UInt8], etag: String = "W/\"a\"") {
             var file = TestFile(bytes)
-            file.etag = "W/\"a\""
+            file.etag = etag
             current = Locked(file)
             rangeETag = Locked(.none)
         }
 
-        func swap(_ bytes: [UInt8], etag: String) {
+        func swap(_ bytes: [UInt8], etag: String?) {
             current.withLock {
                 $0.content = .memory(bytes)
                 $0.etag = etag
@@ -66,15 +66,32 @@ import Testing
         versions.swap(versionB, etag: "W/\"b\"") // same size, same Last-Modified
         server.clearRecords()
         let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
-        #expect(rerun.status == 0, "\(rerun.stderr)")
+        expectStartedOverAsB(
+            rerun,
+            "the file changed on the server (ETag W/\"a\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT → ETag W/\"b\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT)",
+            server, directory)
+    }
+
+    /// The rerun `result` said `notice`, started over, and saved version B whole.
+    func expectStartedOverAsB(_ result: ProcessResult, _ notice: String, _ server: TestServer, _ directory: TemporaryDirectory) {
+        #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(versionB))
-        #expect(
-            rerun.stderr.contains(
-                "the file changed on the server (ETag W/\"a\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT → ETag W/\"b\", Last-Modified Sat, 21 Nov 2026 10:00:00 GMT); starting over"
-            ), "\(rerun.stderr)")
-        // Nothing of the journal's ranges was asked for again: every byte came anew.
+        #expect(result.stderr.contains("not resuming from v.bin.fastget: \(notice); starting over"), "\(result.stderr)")
+        // Nothing of the journal's ranges was kept: the first of them was asked for again.
         let ranges = server.requests.filter { $0.method == "GET" }.compactMap { $0.header("Range") }
         #expect(ranges.contains { $0.hasPrefix("bytes=0-") }, "\(ranges)")
+    }
+
+    /// `server`'s file downloaded into `directory` as v.bin over four connections, through
+    /// the library: its report and the notices.
+    func download(_ server: TestServer, into directory: TemporaryDirectory) throws -> (DownloadReport, notices: [String]) {
+        var options = DownloadOptions()
+        options.output = directory.file("v.bin")
+        options.segments = 4
+        options.minimumSegmentSize = 64 * 1024
+        let notices = Locked<[String]>([])
+        let report = try Download(url: server.url(), options: options).run(notice: { text in notices.withLock { $0.append(text) } })
+        return (report, notices.withLock { $0 })
     }
 
     @Test func a206WithAnotherWeakETagMidRunIsNeverWritten() throws {
@@ -88,17 +105,12 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        var options = DownloadOptions()
-        options.output = directory.file("v.bin")
-        options.segments = 4
-        options.minimumSegmentSize = 64 * 1024
-        let notices = Locked<[String]>([])
-        let report = try Download(url: server.url(), options: options).run(notice: { text in notices.withLock { $0.append(text) } })
+        let (report, notices) = try download(server, into: directory)
         #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(versionB))
         #expect(report.resumedBytes == 0)
         #expect(
-            notices.withLock { $0 }.contains { $0 == "the file changed on the server (ETag W/\"b\", expected W/\"a\"); starting over" },
-            "\(notices.withLock { $0 })")
+            notices.contains { $0 == "the file changed on the server (ETag W/\"b\", expected W/\"a\"); starting over" },
+            "\(notices)")
         // Ranges went out guarded by the date: a weak ETag cannot be sent in If-Range.
         let guarded = server.requests.filter { $0.header("If-Range") != nil }
         #expect(!guarded.isEmpty && guarded.allSatisfy { $0.header("If-Range") == "Sat, 21 Nov 2026 10:00:00 GMT" })
@@ -130,5 +142,85 @@ import Testing
         let changed = try runProcess(try fastgetExecutable(), ["-o", "v.bin", server.url()], in: directory.path, timeout: 60)
         #expect(changed.status == 73 && changed.stderr.contains("v.bin already exists"), "\(changed.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(versionA), "left as it was")
+    }
+
+    /// A journal as the release before version 3 wrote it (documented layout, version 2):
+    /// the validator a kind byte, 2 for Last-Modified, the weak ETag dropped; no mirrors, no digest.
+    func version2Journal(url: String, length: Int64, lastModified: String, segments: [Journal.Entry]) -> [UInt8] {
+        var payload: [UInt8] = []
+        payload.appendLittleEndian(length)
+        payload.append(2)
+        payload.appendString(lastModified)
+        payload.appendString(url)
+        payload.appendString(url)
+        payload.appendLittleEndian(UInt32(segments.count))
+        for segment in segments { [segment.start, segment.end, segment.written].forEach { payload.appendLittleEndian($0) } }
+        payload.appendLittleEndian(UInt32(0))
+        payload.appendString("")
+        return Journal.framed(payload, version: 2)
+    }
+
+    /// The previous release, killed while the server had W/"a", left a version 2 journal of the
+    /// date alone; the server now has W/"b" with the same date. That record cannot tell them
+    /// apart: the download starts over, and nothing of A is kept.
+    @Test func aJournalOfTheReleaseThatDroppedWeakETagsDoesNotResumeAgainstOne() throws {
+        let versions = Versions(versionB, etag: "W/\"b\"")
+        let server = try server(versions)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let half = Int64(versionA.count / 2)
+        let date = "Sat, 21 Nov 2026 10:00:00 GMT"
+        try Data(versionA.prefix(Int(half))).write(to: URL(fileURLWithPath: directory.file("v.bin.part")))
+        let old = version2Journal(
+            url: server.url(), length: Int64(versionA.count), lastModified: date,
+            segments: [.init(start: 0, end: half, written: half), .init(start: half, end: Int64(versionA.count), written: half)])
+        try Data(old).write(to: URL(fileURLWithPath: directory.file("v.bin.fastget")))
+        let result = try runProcess(try fastgetExecutable(), ["-n", "4", "-o", "v.bin", server.url()], in: directory.path, timeout: 60)
+        expectStartedOverAsB(
+            result,
+            "it was written by an earlier release, which did not record the server's weak ETag (now W/\"b\"), so a changed file could not be told from this one",
+            server, directory)
+    }
+
+    /// A file the previous release completed carries a three-line mark (length, the date
+    /// If-Range carried, its time); once the server's weak ETag changed, it is not "complete".
+    @Test func aThreeLineMarkDoesNotVouchAgainstAWeakETag() throws {
+        let versions = Versions(versionB, etag: "W/\"b\"")
+        let server = try server(versions)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("v.bin")
+        try Data(versionA).write(to: URL(fileURLWithPath: path))
+        let mtime = try #require(FileSystem.modificationTime(path))
+        let file = try FileDescriptor.openRegular(path, readOnly: true)
+        #expect(file.setAttribute("user.xdg.origin.url", server.url()), "this file system keeps user attributes")
+        file.setAttribute("user.fastget.complete", "\(versionA.count)\nLast-Modified Sat, 21 Nov 2026 10:00:00 GMT\n\(mtime)")
+        try file.close()
+        let result = try runProcess(try fastgetExecutable(), ["-o", "v.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 73 && result.stderr.contains("v.bin already exists"), "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: path) == SHA256.hex(versionA), "left as it was")
+        // Against a server without a weak ETag, the same mark still says complete.
+        versions.swap(versionB, etag: nil)
+        let plain = try runProcess(try fastgetExecutable(), ["-o", "v.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(plain.status == 0 && plain.stderr.contains("v.bin is already complete"), "\(plain.stderr)")
+    }
+
+    /// A strong ETag that matches decides, whatever Last-Modified says: one server's HEAD and
+    /// its 206 answers spell the same date in two formats (RFC 850 in one of them).
+    @Test func aMatchingStrongETagOutweighsLastModifiedSpelledAnotherWay() throws {
+        let data = versionA
+        let server = try TestServer { request in
+            var file = TestFile(data)
+            file.etag = "\"s\""
+            if request.method != "HEAD" && request.header("Range") != "bytes=0-" { file.lastModified = "Saturday, 21-Nov-26 10:00:00 GMT" }
+            return .file(file)
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notices = try download(server, into: directory).notices
+        #expect(SHA256.hex(ofFile: directory.file("v.bin")) == SHA256.hex(data))
+        #expect(!notices.contains { $0.contains("changed") }, "\(notices)")
+        let guarded = server.requests.filter { $0.header("If-Range") != nil }
+        #expect(!guarded.isEmpty && guarded.allSatisfy { $0.header("If-Range") == "\"s\"" })
     }
 }

@@ -48,9 +48,13 @@ import Testing
         let utf8 = Array(hex.utf8)
         let bytes = stride(from: 0, to: utf8.count, by: 2).map { UInt8(String(decoding: utf8[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
         var expected = JournalTests.sample
-        expected.mirrors = [.init(url: "http://mirror.example.net/big.iso", validator: .lastModified("Sat, 21 Nov 2026 10:00:00 GMT"))]
+        // Its Last-Modified was kept where a weak ETag may have been dropped.
+        expected.mirrors = [
+            .init(url: "http://mirror.example.net/big.iso", validator: .lastModifiedWithETagUnknown("Sat, 21 Nov 2026 10:00:00 GMT"))
+        ]
         #expect(try Journal.decode(bytes) == expected)
-        // Written again, it is a version 3 journal that says the same.
+        // Written again, it is a version 3 journal that says the same, what it knows now.
+        expected.mirrors[0].validator = .lastModified("Sat, 21 Nov 2026 10:00:00 GMT")
         #expect(try Journal.decode(expected.encoded()) == expected)
     }
 
@@ -60,6 +64,14 @@ import Testing
         let date = "Sat, 21 Nov 2026 10:00:00 GMT"
         #expect(Validator.same(.etag("\"abc\""), Validator(etag: "\"abc\"", lastModified: date)))
         #expect(Validator.same(.lastModified(date), Validator(etag: "W/\"a\"", lastModified: date)))
+        // A version 1 or 2 record of the date alone may have dropped a weak ETag: it cannot tell.
+        #expect(!Validator.same(.lastModifiedWithETagUnknown(date), Validator(etag: "W/\"a\"", lastModified: date)))
+        #expect(Validator.same(.lastModifiedWithETagUnknown(date), .lastModified(date)))
+        // A strong ETag both give decides; dates compare as dates.
+        let other = "Wednesday, 21-Nov-26 10:00:00 GMT"
+        #expect(Validator.same(Validator(etag: "\"s\"", lastModified: date), Validator(etag: "\"s\"", lastModified: other)))
+        #expect(!Validator.same(.lastModified(date), .lastModified("Sat, 21 Nov 2026 10:00:01 GMT")))
+        #expect(Validator.same(.lastModified(date), .lastModified("Sat,  21 Nov 2026 10:00:00 GMT")))
         #expect(!Validator.same(Validator(etag: "W/\"a\"", lastModified: date), Validator(etag: "W/\"b\"", lastModified: date)))
         #expect(!Validator.same(.lastModified(date), Validator(etag: "\"s\"", lastModified: date)), "a strong ETag appeared")
         #expect(!Validator.same(.etag("\"abc\""), .lastModified(date)), "the strong ETag went")
@@ -78,13 +90,7 @@ import Testing
         payload.appendString(sample.finalURL)
         payload.appendLittleEndian(UInt32(sample.segments.count))
         for segment in sample.segments { [segment.start, segment.end, segment.written].forEach { payload.appendLittleEndian($0) } }
-        var bytes = Journal.magic
-        bytes.appendLittleEndian(UInt16(1))
-        bytes.appendLittleEndian(UInt16(0))
-        bytes.appendLittleEndian(UInt32(payload.count))
-        bytes += payload
-        bytes.appendLittleEndian(CRC32.checksum(bytes))
-        #expect(try Journal.decode(bytes) == JournalTests.sample)
+        #expect(try Journal.decode(Journal.framed(payload, version: 1)) == JournalTests.sample)
     }
 
     @Test func rejectsEveryTruncation() {

@@ -24,16 +24,28 @@ enum CompletionMark {
         if file.setAttribute(origin, header.url) { file.setAttribute(complete, text) }
     }
 
-    /// The strong ETag the file at `path` was completed under, when it was this `url`'s (for
-    /// `If-None-Match`), and untouched since: its length and modification time still the
-    /// mark's (a file written since is not that version any more, whatever the server says).
+    /// The ETag, weak or strong, the file at `path` was completed under, when it was this
+    /// `url`'s (for `If-None-Match`, which compares weakly: RFC 9110 §13.1.2), and untouched
+    /// since: its length and modification time still the mark's (a file written since is not
+    /// that version any more, whatever the server says). A three-line mark knows only a strong one.
     static func etag(_ path: String, url: String) -> String? {
         guard FileSystem.attribute(path, origin) == url, let text = FileSystem.attribute(path, complete),
             let size = FileSystem.size(path), let mtime = FileSystem.modificationTime(path)
         else { return nil }
-        let lines = text.split(separator: "\n")
-        guard lines.count >= 3, lines[0] == "\(size)", lines[2] == mtime, lines[1].hasPrefix("ETag ") else { return nil }
-        return String(lines[1].dropFirst(5))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 3, lines[0] == "\(size)", lines[2] == mtime else { return nil }
+        // The fourth line is the validator's description: "ETag X, Last-Modified Y", either alone.
+        if lines.count >= 4, lines[3].hasPrefix("ETag ") {
+            let bytes = Array(lines[3].utf8.dropFirst(5))
+            let separator = Array(", Last-Modified ".utf8)
+            // The last one: a date never holds it, an ETag's opaque text might.
+            let end =
+                stride(from: bytes.count - separator.count, through: 0, by: -1).first {
+                    bytes[$0..<($0 + separator.count)].elementsEqual(separator)
+                } ?? bytes.count
+            return String(decoding: bytes[..<end], as: UTF8.self)
+        }
+        return lines[1].hasPrefix("ETag ") ? String(lines[1].dropFirst(5)) : nil
     }
 
     /// Whether the file at `path` is the download `header` describes, completed and untouched.
@@ -42,7 +54,10 @@ enum CompletionMark {
             let mtime = FileSystem.modificationTime(path), let expected = text(header, mtime: mtime)
         else { return false }
         guard let stored = FileSystem.attribute(path, complete) else { return false }
-        // A mark of three lines comes from a release that recorded only what If-Range carries.
-        return stored == expected || stored == expected.split(separator: "\n").prefix(3).joined(separator: "\n")
+        // A mark of three lines comes from a release that recorded only what If-Range carries,
+        // dropping a weak ETag: against a server that sends one now, it cannot tell versions apart.
+        if stored == expected { return true }
+        if let validator = header.validator, validator.etag != nil, validator.strongETag == nil { return false }
+        return stored == expected.split(separator: "\n").prefix(3).joined(separator: "\n")
     }
 }

@@ -25,7 +25,9 @@
 ///
 /// Versions 1 and 2 are still read. Their validators are a kind byte (0 none, 1 strong ETag,
 /// 2 Last-Modified) and its text, so they know one field; version 1 ends after the segments,
-/// version 2 after the digest.
+/// version 2 after the digest. Their Last-Modified was written whenever there was no strong
+/// ETag, a weak one dropped: against a server that now sends a weak ETag, such a record cannot
+/// tell the versions apart (`Validator.cannotTell`), and the download starts over.
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk. The mirrors are the servers
@@ -113,9 +115,9 @@ package struct Journal: Sendable, Equatable {
 
     /// `payload` behind the header (magic, version, reserved, length) and followed by the
     /// CRC-32 of everything before it.
-    static func framed(_ payload: some Collection<UInt8>) -> [UInt8] {
+    static func framed(_ payload: some Collection<UInt8>, version: UInt16 = Journal.version) -> [UInt8] {
         var bytes = Journal.magic
-        bytes.appendLittleEndian(Journal.version)
+        bytes.appendLittleEndian(version)
         bytes.appendLittleEndian(UInt16(0))
         bytes.appendLittleEndian(UInt32(payload.count))
         bytes += payload
@@ -237,7 +239,7 @@ private struct ByteReader {
         switch kind {
         case 0 where text.isEmpty: return nil
         case 1 where !text.isEmpty: return .etag(text)
-        case 2 where !text.isEmpty: return .lastModified(text)
+        case 2 where !text.isEmpty: return .lastModifiedWithETagUnknown(text)
         default: throw .invalid("validator kind \(kind)")
         }
     }

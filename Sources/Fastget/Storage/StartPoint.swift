@@ -222,6 +222,8 @@ struct StartPoint {
             let reason: String? =
                 if journal.url != header.url { "it is for \(journal.url)" } else if journal.length != header.length {
                     "the file's length changed from \(journal.length) to \(header.length) bytes"
+                } else if journal.validator?.cannotTell(header.validator) == true {
+                    "it was written by an earlier release, which did not record the server's weak ETag (now \(header.validator?.etag ?? "")), so a changed file could not be told from this one"
                 } else if !Validator.same(journal.validator, header.validator) {
                     "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
                 } else if journal.validator?.headerValue == nil && !continuing {
