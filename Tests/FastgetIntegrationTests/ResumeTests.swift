@@ -145,7 +145,7 @@ private final class ChangingFile: Sendable {
         try Data(data).write(to: URL(fileURLWithPath: output))
         let stale = Journal(
             url: server.url(), finalURL: server.url(), length: Int64(data.count), validator: .etag("\"fastget-test-1\""),
-            segments: [.init(start: 0, end: Int64(data.count), written: 1000)])
+            segments: [.init(start: 0, end: Int64(data.count), written: Int64(data.count))])
         try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
         let notices = Locked<[String]>([])
         let report = try Download(url: server.url(), options: options(output)).run(notice: { text in notices.withLock { $0.append(text) } })
@@ -154,6 +154,25 @@ private final class ChangingFile: Sendable {
         #expect(!FileManager.default.fileExists(atPath: output + ".fastget"))
         #expect(server.requests.map(\.method) == ["HEAD"])
         #expect(SHA256.hex(ofFile: output) == SHA256.hex(data))
+    }
+
+    /// A journal that claims less than every byte never reached its rename (a `.part` removed
+    /// since, a digest that failed): the file at NAME, of the same length, is someone else's.
+    @Test func aJournalThatClaimsLessDoesNotVouchForTheFileAtTheName() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let output = directory.file("f.bin")
+        let other = testBytes(count: data.count, seed: 2503)
+        try Data(other).write(to: URL(fileURLWithPath: output))
+        let stale = Journal(
+            url: server.url(), finalURL: server.url(), length: Int64(data.count), validator: .etag("\"fastget-test-1\""),
+            segments: [.init(start: 0, end: Int64(data.count), written: 1000)])
+        try Data(stale.encoded()).write(to: URL(fileURLWithPath: output + ".fastget"))
+        let result = try runProcess(try fastgetExecutable(), ["-o", "f.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 73 && result.stderr.contains("f.bin already exists"), "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: output) == SHA256.hex(other), "left as it was")
+        #expect(server.requests.allSatisfy { $0.method == "HEAD" })
     }
 
     @Test func continuesAFileLeftWithoutAJournal() throws {

@@ -225,6 +225,9 @@ extension Download {
             let modified = options.remoteTime ? transfer.resource.lastModified.flatMap(HTTPDate.seconds) : nil
             // Bytes nothing checked (another program's, kept by `-c`) never make a file complete.
             let checked = !start.keptUnchecked || expectedChecksum(transfer.resource, recorded: start.recordedDigest) != nil
+            // A journal claiming every byte, durable before the rename: only such a journal
+            // lets a rerun that finds it beside the final file call that file complete.
+            if let checkpointer = start.checkpointer, FileSystem.exists(checkpointer.path) { _ = try? checkpointer.checkpoint(start.table) }
             try start.output.finish(
                 length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified)
         } catch {

@@ -175,10 +175,12 @@ struct StartPoint {
 
     /// Whether `destination` is this download, finished by an earlier run that stopped between
     /// renaming `.part` to the final name and removing the journal: the journal names this URL,
-    /// length and validator, the `.part` is gone, and the final file has the journal's length.
-    /// (The rename happens only after every byte is in and synced.)
+    /// length and validator and claims every byte (the one written just before the rename
+    /// does), the `.part` is gone, and the final file has the journal's length. A journal that
+    /// claims less is of a download that never reached its rename (a `.part` removed since, a
+    /// digest that failed): it vouches for nothing at the final name.
     private static func finishedEarlier(_ destination: String, journalPath: String, partPath: String, header: Journal) -> Bool {
-        guard case .success(let journal)? = Checkpointer.load(journalPath) else { return false }
+        guard case .success(let journal)? = Checkpointer.load(journalPath), journal.bytesWritten == journal.length else { return false }
         return !FileSystem.exists(partPath) && journal.url == header.url && journal.length == header.length
             && Validator.same(journal.validator, header.validator) && FileSystem.size(destination) == journal.length
     }
