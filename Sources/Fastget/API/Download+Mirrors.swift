@@ -41,7 +41,7 @@ extension Download {
         }.map { Candidate(url: $0.0, publicOnly: $0.1) }
         candidates.removeAll { candidate in
             let name = candidate.url.withoutCredentials.description
-            guard failed.contains(name) else { return false }
+            guard failed.contains(where: { Download.sameMirror($0, name) }) else { return false }
             tell("mirror \(name) not used: the file it served part of failed its digest check in an earlier run")
             return true
         }
@@ -57,7 +57,7 @@ extension Download {
         var records = recorded
         for (index, candidate) in candidates.enumerated() {
             let name = candidate.url.withoutCredentials.description
-            let earlier = recorded.first { $0.url == name }
+            let earlier = recorded.first { Download.sameMirror($0.url, name) }
             switch results[index] {
             case .failure(let error)?:
                 tell("mirror \(name) not used: \(HTTPURL.redactingQueries(in: error.message, keeping: name))")
@@ -105,8 +105,15 @@ extension Download {
         var names = start.failedMirrors
         let served = transfer.sources.filter { $0.index > 0 && !$0.served.isEmpty }.map(\.name)
         let resumed = start.resumedBytes > 0 ? start.recordedMirrors.map(\.url) : []
-        for name in served + resumed where !names.contains(name) { names.append(name) }
+        for name in served + resumed where !names.contains(where: { Download.sameMirror($0, name) }) { names.append(name) }
         return Array(names.suffix(Journal.maximumMirrors))
+    }
+
+    /// Whether two mirror URLs (as recorded, without credentials) name one mirror: the same
+    /// but for the query, which a signed CDN link changes on every announcement. A mirror whose
+    /// bytes failed stays out, and one the journal knows keeps its record, whatever it signs.
+    static func sameMirror(_ one: String, _ other: String) -> Bool {
+        one.prefix { $0 != "?" } == other.prefix { $0 != "?" }
     }
 
     /// The hint after a digest failure that leaves `mirrors` out of the rerun; nil when none

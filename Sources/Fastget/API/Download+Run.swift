@@ -347,7 +347,12 @@ extension Download {
             if let checkpointer = start.checkpointer, !suspects.isEmpty,
                 (try? checkpointer.discard(start.table, failedMirrors: suspects)) != nil
             {
-                hint = leftOutHint(suspects.filter { !start.failedMirrors.contains($0) }, transfer.resource) ?? hint
+                let new = suspects.filter { name in !start.failedMirrors.contains { Download.sameMirror($0, name) } }
+                // No mirror served a byte (those that failed before were left out): the server's
+                // file, or the digest, is wrong, and the same command would fail the same way.
+                hint =
+                    leftOutHint(new, transfer.resource)
+                    ?? "every byte came from \(transfer.resource.url.authority) (mirrors whose bytes failed before were left out): its file or the digest is wrong, and the same command would fail the same way"
             } else {
                 start.checkpointer?.remove()
             }
