@@ -129,6 +129,25 @@ import Testing
         #expect(result.stderr == "fastget: error: proxy 'https://proxy.example:3128/' must be http:// (https is tunnelled through it)\n")
     }
 
+    /// A proxy or URL that does not parse is printed without its user info: the password in
+    /// `http://alice:s3cretPW@host:99999` must reach neither the terminal nor a `--json` log.
+    @Test func aMalformedProxyOrURLIsPrintedWithoutItsPassword() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let explicit = try fastget(["--proxy", "http://alice:s3cretPW@127.0.0.1:99999", "http://h/f"], in: directory)
+        #expect(explicit.status == 64)
+        #expect(explicit.stderr == "fastget: error: invalid proxy 'http://***@127.0.0.1:99999': invalid port '99999'\n")
+        let variable = try fastget(
+            ["--json", "https://127.0.0.1:1/f.bin"], environment: ["https_proxy": "http://alice:s3cretPW@h:1080x/"], in: directory)
+        #expect(variable.status == 64)
+        #expect(variable.stdout.contains("invalid proxy 'http://***@h:1080x/' (from https_proxy)"), "\(variable.stdout)")
+        let url = try fastget(["https://alice:s3cretPW@[::1/f.bin"], in: directory)
+        #expect(url.status == 64)
+        #expect(url.stderr == "fastget: error: invalid URL 'https://***@[::1/f.bin': unterminated IPv6 address in URL\n")
+        for result in [explicit, variable, url] { #expect(!(result.stdout + result.stderr).contains("s3cretPW")) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func aMalformedProxyVariableOnlyStopsTheRequestsThatUseIt() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()

@@ -85,7 +85,7 @@ public final class Download: Sendable {
         do {
             parsed = try HTTPURL(url)
         } catch {
-            throw FastgetError(.usage, "invalid URL '\(url)': \(error)")
+            throw FastgetError(.usage, "invalid URL '\(HTTPURL.redactingUserInfo(url))': \(error)")
         }
         try options.validate()
         var options = options
@@ -94,7 +94,7 @@ public final class Download: Sendable {
             do {
                 return try HTTPURL(text)
             } catch {
-                throw FastgetError(.usage, "invalid mirror URL '\(text)': \(error)")
+                throw FastgetError(.usage, "invalid mirror URL '\(HTTPURL.redactingUserInfo(text))': \(error)")
             }
         }
         do {

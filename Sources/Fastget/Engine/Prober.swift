@@ -192,7 +192,7 @@ struct Prober {
             do {
                 next = try url.resolving(location)
             } catch {
-                throw FastgetError(.protocolViolation, "invalid redirect from \(url) to '\(location)': \(error)")
+                throw FastgetError(.protocolViolation, "invalid redirect from \(url) to '\(HTTPURL.redactingUserInfo(location))': \(error)")
             }
             if url.scheme == .https && next.scheme == .http {
                 throw FastgetError(.protocolViolation, "refusing redirect from https to http (\(next))")

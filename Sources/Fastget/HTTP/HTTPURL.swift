@@ -263,6 +263,16 @@ extension HTTPURL {
         return result + rest
     }
 
+    /// URL `text` that failed to parse, for a message: its user info (`USER:PASS@`, or a token
+    /// alone) replaced by `***@`. The text never parsed, so it is cut where the parser would
+    /// cut it: after `://` (or from the start), up to the first `/`, `?` or `#`, at its last `@`.
+    package static func redactingUserInfo(_ text: String) -> String {
+        let start = index(of: "://", in: Substring(text)).map { text.index($0, offsetBy: 3) } ?? text.startIndex
+        let authorityEnd = text[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "***" + text[at...]
+    }
+
     /// `text` with every `target` in it replaced by `replacement`.
     package static func replacing(_ target: String, with replacement: String, in text: String) -> String {
         guard !target.isEmpty else { return text }

@@ -45,7 +45,9 @@ package struct ProxySettings: Sendable {
             guard let text else { return .success(nil) }
             let source = variable.map { " (from \($0))" } ?? ""
             let url: HTTPURL
-            do { url = try HTTPURL(text) } catch { return .failure(ProxyError(.invalid, "invalid proxy '\(text)'\(source): \(error)")) }
+            do { url = try HTTPURL(text) } catch {
+                return .failure(ProxyError(.invalid, "invalid proxy '\(HTTPURL.redactingUserInfo(text))'\(source): \(error)"))
+            }
             guard url.scheme == .http else {
                 return .failure(ProxyError(.invalid, "proxy '\(url.withoutCredentials)'\(source) must be http:// (https is tunnelled through it)"))
             }
