@@ -103,6 +103,36 @@ import Testing
         #expect(server.requests.isEmpty)
     }
 
+    /// Plain http through a proxy that never answers, closes without answering, or answers
+    /// 502 or 504: the proxy is named, as for a tunnel, never the origin it did not reach.
+    @Test(arguments: [
+        (TestResponse.hang, "sent no answer for URL within the timeout"),
+        (.raw([]), "closed the connection without answering for URL"),
+        (.status(502, body: "upstream down"), "answered 502 Status for URL"),
+        (.status(504), "answered 504 Status for URL"),
+    ])
+    func aPlainProxyThatDoesNotAnswerIsNamed(answer: TestResponse, failure: String) throws {
+        let server = try TestServer(file: TestFile(data))
+        let proxy = try TestServer { _ in answer }
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = server.url("/f.bin")
+        let result = try fastget(
+            ["--retries", "0", "--timeout", "1", "-o", "f.bin", url], environment: ["http_proxy": proxy.url("/")], in: directory)
+        #expect(result.status == 75, "\(result.stderr)")
+        let hint =
+            failure.hasPrefix("answered")
+            ? "hint: the proxy got no usable answer from 127.0.0.1:\(server.port); the proxy is set by --proxy (-x) or the http_proxy/https_proxy variables; --noproxy '*' goes direct\n"
+            : "hint: the proxy is set by --proxy (-x) or the http_proxy/https_proxy variables; --noproxy '*' goes direct\n"
+        #expect(
+            result.stderr == "fastget: error: proxy 127.0.0.1:\(proxy.port) \(failure.replacingOccurrences(of: "URL", with: url))\n" + hint,
+            "\(result.stderr)")
+        #expect(proxy.requests.first?.target == url, "the request went to the proxy, in absolute form")
+        #expect(server.requests.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test(arguments: ["127.0.0.1", "*", "localhost,.example.com,127.0.0.1:1"])
     func noProxyHostsAreReachedDirectly(noProxy: String) throws {
         let server = try TestServer(file: TestFile(data))

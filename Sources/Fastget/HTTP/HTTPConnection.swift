@@ -36,6 +36,8 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
     private let proxy: HTTPURL?
     private var viaProxy: Bool { proxy != nil }
     private let proxyAuthorization: String?
+    /// What the last request asked for: a proxy's failure to answer names it.
+    private var requested: HTTPURL?
 
     /// - Parameter proxy: the proxy plain requests go through in absolute form (nil: direct).
     package init(
@@ -63,6 +65,7 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
 
     package func send(_ request: HTTPRequest) throws {
         let bytes = try request.serialized(throughProxy: viaProxy, proxyAuthorization: proxyAuthorization)
+        requested = request.url
         do {
             try bytes.withUnsafeBytes { try stream.write($0) }
         } catch {
@@ -77,6 +80,22 @@ package final class HTTPConnection: Interruptible, @unchecked Sendable {
     /// `deadline` (monotonic seconds) bounds the whole head, not just each read: a server that
     /// trickles a byte now and then would otherwise hold the request forever (slowloris).
     package func readHead(method: String, deadline: Double? = nil) throws -> ResponseHead {
+        guard let proxy, let requested else { return try readFinalHead(method: method, deadline: deadline) }
+        // Through a proxy, it is the hop that did not answer, or that says the origin did not.
+        let head: ResponseHead
+        do {
+            head = try readFinalHead(method: method, deadline: deadline)
+        } catch {
+            throw ProxyError.exchanging(with: proxy, for: requested, error)
+        }
+        if head.status == 502 || head.status == 504 {
+            broken = true
+            throw ProxyError.gatewayFailed(proxy, status: head.status, reason: head.reason, for: requested)
+        }
+        return head
+    }
+
+    private func readFinalHead(method: String, deadline: Double?) throws -> ResponseHead {
         broken = true // until the head is in
         var parser = HeadParser()
         var receivedAny = false

@@ -13,8 +13,13 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         case unresolved
         /// Nothing accepts connections at the proxy's address, or it cannot be reached.
         case unreachable
-        /// The proxy did not answer in time (connect, tunnel), or its name could not be looked up now.
+        /// The proxy did not answer in time (connect, tunnel, a plain request), or its name could
+        /// not be looked up now.
         case unanswered
+        /// The proxy answered a plain request 502 or 504: it got no usable answer from the origin.
+        /// A plain proxy relays an origin's own 502 the same way, so this stays a temporary
+        /// failure, retried as an origin's 502 is.
+        case gatewayFailed
     }
 
     package let kind: Kind
@@ -42,6 +47,29 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
             hint: proxy.user == nil
                 ? "give them in the proxy URL: --proxy http://USER:PASS@\(name)"
                 : "it refused the user and password in the proxy URL; check them (--proxy http://USER:PASS@\(name))")
+    }
+
+    /// A plain request through `proxy` for `url` that got no answer head: nothing within the
+    /// timeout, or a close before any byte on a connection that had answered nothing yet (a
+    /// reused one that closes is the keep-alive race, retried as it is). Other errors as they are.
+    package static func exchanging(with proxy: HTTPURL, for url: HTTPURL, _ error: any Error) -> any Error {
+        let name = proxy.withoutCredentials.authority
+        switch error {
+        case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
+            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", hint: origin)
+        case TransferError.closedBeforeResponse(reused: false):
+            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", hint: origin)
+        default:
+            return error
+        }
+    }
+
+    /// A 502 or 504 to a plain request through `proxy`: the proxy's word on the origin.
+    package static func gatewayFailed(_ proxy: HTTPURL, status: Int, reason: String, for url: HTTPURL) -> ProxyError {
+        let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
+        return ProxyError(
+            .gatewayFailed, "proxy \(proxy.withoutCredentials.authority) answered \(text) for \(url)",
+            hint: "the proxy got no usable answer from \(url.authority); \(origin)")
     }
 
     /// The error of connecting to `proxy` (resolving it, connecting, asking for a tunnel), with

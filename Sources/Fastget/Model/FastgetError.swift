@@ -192,7 +192,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 case .authenticationRequired: .accessDenied
                 case .refused, .unreachable: .unavailable
                 case .unresolved: .hostNotFound
-                case .unanswered: .temporary
+                case .unanswered, .gatewayFailed: .temporary
                 }
             return FastgetError(code, error.message, hint: error.hint)
         case let error as UnsendableField:
