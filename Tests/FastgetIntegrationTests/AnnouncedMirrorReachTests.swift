@@ -20,8 +20,9 @@ import Testing
         return file
     }
 
-    /// Downloads `public.example` (the server `origin`, on 127.0.0.2) with `resolve` besides.
-    func download(from origin: TestServer, resolve: [String: String] = [:]) throws {
+    /// Downloads `public.example` (the server `origin`, on 127.0.0.2) with `resolve` besides;
+    /// through `proxy`, `127.0.0.2` as spelled (the proxy resolves no test name).
+    func download(from origin: TestServer, resolve: [String: String] = [:], proxy: TestProxy? = nil) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = DownloadOptions()
@@ -29,7 +30,9 @@ import Testing
         options.minimumSegmentSize = 256 * 1024
         options.output = directory.file("f.bin")
         options.resolve = resolve.merging(["public.example:\(origin.port)": "127.0.0.2"]) { a, _ in a }
-        _ = try Download(url: "http://public.example:\(origin.port)/f.bin", options: options).run()
+        options.proxy = proxy?.url()
+        let host = proxy == nil ? "public.example" : "127.0.0.2"
+        _ = try Download(url: "http://\(host):\(origin.port)/f.bin", options: options).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
     }
 
@@ -53,6 +56,23 @@ import Testing
         #expect(inside.requests.isEmpty, "\(inside.requests.map(\.raw))")
         #expect(inside6.requests.isEmpty, "\(inside6.requests.map(\.raw))")
         #expect(!publicMirror.requests.isEmpty, "a public mirror is still used")
+    }
+
+    /// Through a proxy, which resolves names itself, a mirror's name that resolves inside here
+    /// (`localhost`, and a `--resolve` name) is refused before the proxy is asked.
+    @Test func aNameResolvingInsideIsRefusedThroughAProxy() throws {
+        let inside = try TestServer(file: file())
+        let proxy = try TestProxy()
+        defer { proxy.stop() }
+        var onPublic = TestServer.Configuration()
+        onPublic.ipv4Address = "127.0.0.2"
+        let mirrors = ["http://localhost:\(inside.port)/f.bin", "http://inside.example:\(inside.port)/f.bin"]
+        let links = "Link: " + mirrors.map { "<\($0)>; rel=duplicate" }.joined(separator: ", ")
+        let origin = try TestServer(file: file([links]), onPublic)
+        try download(from: origin, resolve: ["inside.example:\(inside.port)": "127.0.0.1"], proxy: proxy)
+        #expect(inside.requests.isEmpty, "\(inside.requests.map(\.raw))")
+        #expect(!origin.requests.isEmpty)
+        #expect(proxy.requests.allSatisfy { $0.requestLine.contains("127.0.0.2:\(origin.port)") }, "\(proxy.requests.map(\.requestLine))")
     }
 
     @Test func aPublicMirrorCannotRedirectInside() throws {

@@ -62,12 +62,18 @@ package final class Connector: Sendable {
     ///
     /// `publicOnly` (for a mirror a public server named): only public addresses are connected
     /// to, whatever the host's spelling or its DNS answer, else `InsideAddressError`. Through a
-    /// proxy, which resolves the name itself, only a host that spells an address is checked.
+    /// proxy, which resolves the name itself, the name is resolved here too and every address
+    /// it has must be public (the proxy's resolver may still answer otherwise).
     package func connect(to url: HTTPURL, publicOnly: Bool = false, created: (Socket) -> Void = { _ in }) throws -> HTTPConnection {
         let deadline = MonotonicClock.seconds() + connectTimeout
         let proxy = try proxies.proxy(for: url)
-        if publicOnly, proxy != nil, let spelled = IPAddress(host: url.host), !spelled.isPublic {
-            throw InsideAddressError(host: url.host, addresses: [spelled.description])
+        if publicOnly, proxy != nil {
+            if let spelled = IPAddress(host: url.host), !spelled.isPublic {
+                throw InsideAddressError(host: url.host, addresses: [spelled.description])
+            }
+            let addresses = try Resolver.resolve(host: overrides["\(url.host):\(url.port)"] ?? url.host, port: url.port, deadline: deadline)
+            let inside = addresses.filter { $0.ipAddress?.isPublic != true }
+            if !inside.isEmpty { throw InsideAddressError(host: url.host, addresses: inside.map(\.description)) }
         }
         let socket: Socket
         let address: SocketAddress
