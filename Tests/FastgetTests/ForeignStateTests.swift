@@ -43,6 +43,22 @@ import Testing
         #expect(throws: ForeignStateError.self) { try Aria2ControlFile.completeRanges(outside, length: Self.length) }
     }
 
+    /// A bitfield near the size cap is read in one pass: whole bytes of done or undone pieces
+    /// at once, and a scattered one refused as soon as it has more ranges than a journal holds.
+    @Test func aria2BitfieldsNearTheCapAreReadWithoutBuildingEveryPiece() throws {
+        let pieces = 1 << 20
+        let length = Int64(pieces) * 16384
+        var whole = ForeignStateFiles.aria2(version: 1, length: length, pieceLength: 16384, done: [])
+        let bitfield = 6 + 4 + 4 + 8 + 8 + 4
+        for index in bitfield..<(bitfield + pieces / 8) { whole[index] = 0xFF }
+        #expect(try Aria2ControlFile.completeRanges(whole, length: length) == [Self.range(0, length)])
+        var scattered = whole
+        for index in bitfield..<(bitfield + pieces / 8) { scattered[index] = 0xAA }
+        #expect(throws: ForeignStateError("its done ranges are too scattered to record")) {
+            try Aria2ControlFile.completeRanges(scattered, length: length)
+        }
+    }
+
     @Test func axelChunksAreReadUpToEachConnectionsNextByte() throws {
         let bytes = ForeignStateFiles.axel(connections: [(100, 1000), (1000, 3000), (3500, Self.length)], done: 600)
         #expect(try AxelStateFile.completeRanges(bytes, length: Self.length) == [Self.range(0, 100), Self.range(3000, 3500)])

@@ -11,6 +11,9 @@ enum Aria2ControlFile {
     /// aria2's block within a piece in flight.
     static let blockLength: Int64 = 16 * 1024
     static let infoHashLength = 20
+    /// The most done ranges kept: each becomes a journal segment, with a gap to fetch between
+    /// two, and the journal holds `Journal.maximumSegments`.
+    static let maximumRanges = Journal.maximumSegments / 2
 
     /// The byte ranges `bytes` marks complete in a file of `length` bytes, in order and
     /// joined; throws when the file is not aria2's, is damaged, or describes another length.
@@ -36,14 +39,16 @@ enum Aria2ControlFile {
         guard Int64(bitfieldLength) == pieces / 8 + (pieces % 8 == 0 ? 0 : 1) else {
             throw ForeignStateError("its bitfield has \(bitfieldLength) bytes for \(pieces) pieces")
         }
-        let bitfield = Array(try reader.bytes(Int(bitfieldLength), "bitfield"))
-        var ranges: [ByteRange] = []
-        for index in 0..<pieces where isSet(bitfield, index) {
+        let bitfield = try reader.bytes(Int(bitfieldLength), "bitfield")
+        var ranges = RangeCollector(limit: maximumRanges)
+        try collect(bitfield, units: pieces, into: &ranges) { index in
             let start = index * pieceLength // below `length`: `index` is below `pieces`
-            ranges.append(ByteRange(start: start, end: start + min(pieceLength, length - start)))
+            return ByteRange(start: start, end: start + min(pieceLength, length - start))
         }
         let inFlight = Int64(try reader.uint32("number of pieces in flight"))
         guard inFlight <= pieces else { throw ForeignStateError("it has \(inFlight) pieces in flight of \(pieces)") }
+        // Pieces in flight come in any order: collected apart, then merged with the bitfield's.
+        var partial = RangeCollector(limit: maximumRanges)
         for _ in 0..<inFlight {
             let index = Int64(try reader.uint32("piece index"))
             let pieceSize = Int64(try reader.uint32("piece's length"))
@@ -55,19 +60,53 @@ enum Aria2ControlFile {
             guard Int64(blockBitfieldLength) == (blocks + 7) / 8 else {
                 throw ForeignStateError("its piece \(index) has a bitfield of \(blockBitfieldLength) bytes for \(blocks) blocks")
             }
-            let blockBits = Array(try reader.bytes(Int(blockBitfieldLength), "piece's bitfield"))
+            let blockBits = try reader.bytes(Int(blockBitfieldLength), "piece's bitfield")
             let pieceStart = index * pieceLength
-            for block in 0..<blocks where isSet(blockBits, block) {
+            try collect(blockBits, units: blocks, into: &partial) { block in
                 let start = pieceStart + block * blockLength
-                ranges.append(ByteRange(start: start, end: min(pieceStart + pieceSize, start + blockLength)))
+                return ByteRange(start: start, end: min(pieceStart + pieceSize, start + blockLength))
             }
         }
         guard reader.remaining == 0 else { throw ForeignStateError("it has \(reader.remaining) bytes past its end") }
-        return ByteRange.joined(ranges)
+        let joined = ByteRange.joined(ranges.ranges + partial.ranges)
+        guard joined.count <= maximumRanges else { throw ForeignStateError(RangeCollector.scattered) }
+        return joined
     }
 
-    /// Bit `index` of `bitfield`, most significant bit first (aria2's order).
-    private static func isSet(_ bitfield: [UInt8], _ index: Int64) -> Bool {
-        bitfield[Int(index / 8)] & (0x80 >> UInt8(index % 8)) != 0
+    /// The ranges of the set bits among the first `units` of `bitfield` (most significant bit
+    /// first, aria2's order), `range(index)` each, joined as they come. A byte with no bit set,
+    /// or every bit, is taken whole: a 16 MiB bitfield costs 16 Mi steps, not 128 Mi.
+    private static func collect(
+        _ bitfield: ArraySlice<UInt8>, units: Int64, into ranges: inout RangeCollector, _ range: (Int64) -> ByteRange
+    ) throws(ForeignStateError) {
+        for (offset, byte) in bitfield.enumerated() where byte != 0 {
+            let first = Int64(offset) * 8
+            if byte == 0xFF {
+                try ranges.append(ByteRange(start: range(first).start, end: range(min(first + 8, units) - 1).end))
+                continue
+            }
+            for bit in 0..<Int64(8) where first + bit < units && byte & (0x80 >> UInt8(bit)) != 0 {
+                try ranges.append(range(first + bit))
+            }
+        }
+    }
+}
+
+/// Ranges in order, each joined to the last when they touch; more than `limit` is an error
+/// (the journal could not record them), said before the list grows past it.
+struct RangeCollector {
+    static let scattered = "its done ranges are too scattered to record"
+    let limit: Int
+    private(set) var ranges: [ByteRange] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func append(_ range: ByteRange) throws(ForeignStateError) {
+        if let last = ranges.last, last.end == range.start {
+            ranges[ranges.count - 1] = ByteRange(start: last.start, end: range.end)
+            return
+        }
+        guard ranges.count < limit else { throw ForeignStateError(RangeCollector.scattered) }
+        ranges.append(range)
     }
 }

@@ -23,12 +23,13 @@ extension StartPoint {
             }
             if done.count > 0 { entries.append(Journal.Entry(start: done.start, end: done.end, written: done.end)) }
             cursor = done.end
-        }
-        guard entries.count <= Journal.maximumSegments else {
-            throw FastgetError(
-                .cannotCreateOutput,
-                "cannot continue \(destination) from \(foreign.path): its \(foreign.complete.count) done ranges are too scattered to record",
-                hint: "use --overwrite to download it again")
+            // Checked as it grows: a scattered bitfield must not build a list it then refuses.
+            guard entries.count <= Journal.maximumSegments else {
+                throw FastgetError(
+                    .cannotCreateOutput,
+                    "cannot continue \(destination) from \(foreign.path): its done ranges are too scattered to record",
+                    hint: "use --overwrite to download it again")
+            }
         }
         return (entries, foreign.complete.reduce(0) { $0 + $1.count })
     }
