@@ -38,7 +38,7 @@ enum DryRun {
             case .resumable(let bytes): "resumes, \(Format.bytes(Double(bytes))) on disk"
             case .unusable(let reason): reason
             }
-        return [
+        var lines: [(String, String)] = [
             ("url", resource.url.withoutCredentials.description),
             ("length", resource.length.map { "\($0) (\(Format.bytes(Double($0))))" } ?? "unknown"),
             ("ranges", resource.acceptsRanges ? "yes" : "no"),
@@ -49,6 +49,11 @@ enum DryRun {
             ("journal", journal),
             ("mirrors", resource.announcedMirrors.isEmpty ? "none announced" : "\(resource.announcedMirrors.count) announced"),
         ]
+        if let continuation = plan.continuation {
+            let text = "from \(continuation.stateFile): \(continuation.tool) marks \(continuation.bytesDone) bytes done; the rest is fetched"
+            lines.insert(("continues", text), at: lines.count - 1)
+        }
+        return lines
     }
 
     /// The `dry_run` object's fields.

@@ -69,7 +69,11 @@ import Testing
         try continues(done: [ByteRange(start: 0, end: mib + 12_345), ByteRange(start: 2 * mib, end: 3 * mib)], state: state, suffix: ".st")
     }
 
-    @Test func aStoppedRunKeepsTheStateFileAndTheRerunFinishes() throws {
+    /// A run stopped after `-c` adopted aria2's file; the rerun (with `-c` or without) resumes
+    /// from the journal, which says what was adopted: the bytes kept unchecked (so the finished
+    /// file is not marked complete) and which state file to remove after the rename.
+    @Test(arguments: [true, false])
+    func aStoppedRunKeepsTheStateFileAndTheRerunFinishes(rerunContinues: Bool) throws {
         var failing = TestFile(data)
         failing.drop = DropPlan(afterBytes: 65_536, times: 1_000_000)
         let (broken, whole, cut) = (Flag(), TestFile(data), failing)
@@ -80,15 +84,110 @@ import Testing
         try leftover(done: [ByteRange(start: 0, end: mib)]).write(to: URL(fileURLWithPath: directory.file("f.bin")))
         let state = ForeignStateFiles.aria2(version: 1, length: Int64(data.count), pieceLength: Int(mib), done: [0])
         try Data(state).write(to: URL(fileURLWithPath: directory.file("f.bin.aria2")))
-        let arguments = ["-c", "-n", "2", "--retries", "0", "-o", "f.bin", server.url()]
-        let stopped = try run(arguments, in: directory)
+        let arguments = ["-n", "2", "--retries", "0", "-o", "f.bin", server.url()]
+        let stopped = try run(["-c"] + arguments, in: directory)
         #expect(stopped.status == 75, "\(stopped.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.file("f.bin.aria2")), "kept until fastget's own rename")
         broken.isSet.store(false, ordering: .relaxed)
-        let rerun = try run(arguments, in: directory)
+        let rerun = try run((rerunContinues ? ["-c"] : []) + arguments, in: directory)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
         #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.aria2")))
+        // aria2's first MiB was never checked: the file is not marked complete.
+        let again = try run(arguments, in: directory)
+        #expect(again.status == 73, "\(again.stderr)")
+        #expect(again.stderr.hasPrefix("fastget: error: f.bin already exists\n"), "\(again.stderr)")
+    }
+
+    /// A file at `NAME.st` or `NAME.aria2` that `-c` did not continue from (a Smalltalk
+    /// source, a fresh download, a resume of fastget's own) is never removed; one that cannot
+    /// be read as a state file refuses `-c` with a hint that keeps the user's bytes.
+    @Test(arguments: [".st", ".aria2"])
+    func aStateFileNotContinuedFromIsNeverRemoved(suffix: String) throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let notes = Data("my smalltalk source\n".utf8)
+        try notes.write(to: URL(fileURLWithPath: directory.file("f.bin" + suffix)))
+        let fresh = try run(["-c", "-n", "2", "-o", "f.bin", server.url()], in: directory)
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin" + suffix)) == notes)
+        // Now beside a file of the server's length that nothing marks complete.
+        try FileManager.default.removeItem(atPath: directory.file("f.bin"))
+        try leftover(done: []).write(to: URL(fileURLWithPath: directory.file("f.bin")))
+        let refused = try run(["-c", "-o", "f.bin", server.url()], in: directory)
+        #expect(refused.status == 73)
+        #expect(
+            refused.stderr.hasSuffix(
+                "hint: move f.bin\(suffix) aside to continue f.bin as the start of the file, or use --overwrite to download it again\n"),
+            "\(refused.stderr)")
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin" + suffix)) == notes)
+    }
+
+    /// A link at `NAME.aria2` is not followed, even to a good control file: refused, and
+    /// nothing is touched or fetched.
+    @Test func aLinkAtTheStateFileIsRefusedUnfollowed() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let mib = ForeignContinueTests.mib
+        let file = leftover(done: [ByteRange(start: 0, end: mib)])
+        try file.write(to: URL(fileURLWithPath: directory.file("f.bin")))
+        let state = ForeignStateFiles.aria2(version: 1, length: Int64(data.count), pieceLength: Int(mib), done: [0])
+        try Data(state).write(to: URL(fileURLWithPath: directory.file("elsewhere")))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("f.bin.aria2"), withDestinationPath: "elsewhere")
+        let result = try run(["-c", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 73)
+        #expect(result.stderr.hasPrefix("fastget: error: f.bin.aria2 is a symbolic link; leaving it alone\n"), "\(result.stderr)")
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin")) == file)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: directory.file("f.bin.aria2"))) == "elsewhere")
+        #expect(server.requests.allSatisfy { $0.method == "HEAD" }, "no byte fetched")
+    }
+
+    /// `--dry-run -c` reads the state file as the run would: refused the same way, or said to
+    /// be continued from, with the ranges that are left; nothing written.
+    @Test func aDryRunReadsTheStateFileAsTheRunWould() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let mib = ForeignContinueTests.mib
+        try leftover(done: []).write(to: URL(fileURLWithPath: directory.file("f.bin")))
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory.file("f.bin.aria2")))
+        let arguments = ["--dry-run", "-c", "-n", "1", "-o", "f.bin", server.url()]
+        let refused = try run(arguments, in: directory)
+        #expect(refused.status == 73)
+        #expect(
+            refused.stderr.hasPrefix(
+                "fastget: error: cannot continue f.bin from f.bin.aria2: it is not an aria2 control file of version 0 or 1\n"),
+            "\(refused.stderr)")
+        let state = ForeignStateFiles.aria2(version: 1, length: Int64(data.count), pieceLength: Int(mib), done: [0, 2])
+        try Data(state).write(to: URL(fileURLWithPath: directory.file("f.bin.aria2")))
+        let plan = try run(arguments, in: directory)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("\nplan       2 ranges: \(mib)-\(2 * mib - 1), \(3 * mib)-\(4 * mib - 1)\n"), "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains("\ncontinues  from f.bin.aria2: aria2 marks \(2 * mib) bytes done; the rest is fetched\n"),
+            "\(plan.stdout)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["f.bin", "f.bin.aria2"])
+        #expect(server.requests.allSatisfy { $0.method == "HEAD" })
+    }
+
+    /// An empty file whose control file marks its nothing done needs no range: complete.
+    @Test func anEmptyFileWithItsControlFileIsComplete() throws {
+        let server = try TestServer(file: TestFile([]))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data().write(to: URL(fileURLWithPath: directory.file("f.bin")))
+        let state = ForeignStateFiles.aria2(version: 1, length: 0, pieceLength: 1 << 20, done: [])
+        try Data(state).write(to: URL(fileURLWithPath: directory.file("f.bin.aria2")))
+        let result = try run(["-c", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "fastget: f.bin is complete: f.bin.aria2 marks all of its 0 bytes done\n")
+        #expect(FileManager.default.contents(atPath: directory.file("f.bin")) == Data())
+        #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin.aria2")))
+        #expect(server.requests.allSatisfy { $0.method == "HEAD" })
     }
 
     @Test func aControlFileForAnotherLengthIsRefusedAndNothingIsTouched() throws {

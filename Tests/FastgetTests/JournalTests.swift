@@ -10,6 +10,12 @@ import Testing
             .init(start: 7000, end: 10_000, written: 7000),
         ])
 
+    /// The bytes `hex` spells, two digits a byte.
+    static func bytes(hex: String) -> [UInt8] {
+        let utf8 = Array(hex.utf8)
+        return stride(from: 0, to: utf8.count, by: 2).map { UInt8(String(decoding: utf8[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    }
+
     @Test(arguments: [
         Validator?.none, .etag("\"v1\""), .lastModified("Sat, 21 Nov 2026 10:00:00 GMT"),
         Validator(etag: "W/\"a\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT"), .etag("W/\"a\""),
@@ -45,17 +51,46 @@ import Testing
             + "581b000000000000581b0000000000001027000000000000581b0000000000000100000021000000687474703a2f2f6d"
             + "6972726f722e6578616d706c652e6e65742f6269672e69736f021d0000005361742c203231204e6f7620323032362031"
             + "303a30303a303020474d5400000000fc567d7a"
-        let utf8 = Array(hex.utf8)
-        let bytes = stride(from: 0, to: utf8.count, by: 2).map { UInt8(String(decoding: utf8[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        let bytes = JournalTests.bytes(hex: hex)
         var expected = JournalTests.sample
         // Its Last-Modified was kept where a weak ETag may have been dropped.
         expected.mirrors = [
             .init(url: "http://mirror.example.net/big.iso", validator: .lastModifiedWithETagUnknown("Sat, 21 Nov 2026 10:00:00 GMT"))
         ]
         #expect(try Journal.decode(bytes) == expected)
-        // Written again, it is a version 3 journal that says the same, what it knows now.
+        // Written again, it is a journal of the current version that says the same, what it knows now.
         expected.mirrors[0].validator = .lastModified("Sat, 21 Nov 2026 10:00:00 GMT")
         #expect(try Journal.decode(expected.encoded()) == expected)
+    }
+
+    /// A version 3 journal, as the release before version 4 wrote it, byte for byte: a weak
+    /// ETag with Last-Modified and a failed mirror; it kept no bytes unchecked and adopted no
+    /// state file.
+    @Test func readsAVersionThreeJournalByteForByte() throws {
+        let hex =
+            "464153544745544a03000000ea000000102700000000000005000000572f2261221d0000005361742c203231204e6f76"
+            + "20323032362031303a30303a303020474d541a000000687474703a2f2f6578616d706c652e636f6d2f6269672e69736f"
+            + "20000000687474703a2f2f63646e2e6578616d706c652e636f6d2f782f6269672e69736f030000000000000000000000"
+            + "a00f000000000000d204000000000000a00f000000000000581b000000000000581b000000000000581b000000000000"
+            + "1027000000000000581b0000000000000000000000000000010000001a000000687474703a2f2f6261642e6578616d70"
+            + "6c652f6269672e69736f6e3b2d4e"
+        let bytes = JournalTests.bytes(hex: hex)
+        var expected = JournalTests.sample
+        expected.validator = Validator(etag: "W/\"a\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
+        expected.failedMirrors = ["http://bad.example/big.iso"]
+        #expect(try Journal.decode(bytes) == expected)
+        #expect(try Journal.decode(expected.encoded()) == expected)
+    }
+
+    /// Version 4 carries what `-c` adopted: bytes kept unchecked and the other tool's state file.
+    @Test func recordsWhatContinueAdopted() throws {
+        var journal = JournalTests.sample
+        journal.keptUnchecked = true
+        #expect(try Journal.decode(journal.encoded()) == journal)
+        journal.adoptedState = .init(name: "big.iso.aria2", device: 2049, inode: 1_234_567, size: 52)
+        #expect(try Journal.decode(journal.encoded()) == journal)
+        journal.adoptedState?.name = "../big.iso.aria2"
+        #expect(throws: JournalError.invalid("state file '../big.iso.aria2'")) { try Journal.decode(journal.encoded()) }
     }
 
     /// A journal of an earlier version knows one validator; the probe's other one is no

@@ -30,8 +30,16 @@ extension Download {
         }
         let (state, journal) = StartPoint.journalState(
             at: files.journal, partPath: files.part, header: header, continuing: options.continuePartial)
-        let ranges: [ByteRange]
-        if let journal, resource.isSegmentable {
+        var ranges: [ByteRange]
+        var continuation: DownloadPlan.Continuation?
+        if journal == nil, options.continuePartial, !options.overwrite, destinationExists, let length = resource.length,
+            let foreign = try ForeignState.beside(destination, length: length)
+        {
+            // What the run would continue from, read and refused the same way.
+            let (entries, done) = try StartPoint.entries(continuing: destination, from: foreign, length: length, options: options)
+            ranges = entries.filter { $0.written < $0.end }.map { ByteRange(start: $0.written, end: $0.end) }
+            continuation = DownloadPlan.Continuation(tool: foreign.tool.rawValue, stateFile: foreign.path, bytesDone: done)
+        } else if let journal, resource.isSegmentable {
             let records =
                 options.segments.map {
                     SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
@@ -44,6 +52,6 @@ extension Download {
         }
         return DownloadPlan(
             resource: resource, destination: destination, destinationExists: destinationExists, ranges: ranges,
-            journal: state)
+            journal: state, continuation: continuation)
     }
 }

@@ -241,9 +241,10 @@ extension Download {
         }
         start.checkpointer?.remove()
         // `-c` continued this file from aria2's or axel's state file (in this run, or in the
-        // one that moved it to `.part`): it describes a file that is now complete, and goes
-        // only now, after the rename, so that a stop before leaves it for that tool too.
-        if options.continuePartial, let (_, foreign) = ForeignState.present(beside: destination) { try? FileSystem.remove(foreign) }
+        // one that moved it to `.part`, as its journal says): it describes a file that is now
+        // complete, and goes only now, after the rename, so that a stop before leaves it for
+        // that tool too. Only that very file: anything else at the name is someone's own.
+        if let adopted = start.adoptedState { ForeignState.removeAdopted(adopted, beside: destination) }
         return length
     }
 

@@ -12,6 +12,17 @@ public struct DownloadPlan: Sendable {
     public let ranges: [ByteRange]
     /// The journal beside the destination, and whether a run would resume from it.
     public let journal: JournalState
+    /// The other tool's state file `-c` would continue from (aria2's `NAME.aria2`, axel's
+    /// `NAME.st`); nil when there is none or a journal is resumed instead.
+    public var continuation: Continuation? = nil
+
+    /// Another tool's state file a run would continue from, and how much it marks done.
+    public struct Continuation: Sendable, Equatable {
+        /// `aria2` or `axel`.
+        public let tool: String
+        public let stateFile: String
+        public let bytesDone: Int64
+    }
 
     /// A journal as a run would find it.
     public enum JournalState: Sendable, Equatable {

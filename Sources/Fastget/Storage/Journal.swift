@@ -1,11 +1,11 @@
 /// The resume journal, `<name>.fastget` beside `<name>.part`: which bytes of which version of
 /// which URL are on disk.
 ///
-/// Layout, little-endian, version 3:
+/// Layout, little-endian, version 4:
 ///
 ///     offset  size  field
 ///     0       8     magic "FASTGETJ"
-///     8       2     version (3)
+///     8       2     version (4)
 ///     10      2     reserved, 0
 ///     12      4     payload length P
 ///     16      P     payload:
@@ -21,13 +21,20 @@
 ///                       empty
 ///                     u32 count, then count × (u32 n, n bytes) the mirrors, as given, whose
 ///                       bytes were in a file that failed that digest: not used again
+///                     u8 flags: bit 0, the file holds bytes `-c` kept that no request
+///                       fetched (`keptUnchecked`); the other bits 0
+///                     u32 n, n bytes  the name of the other tool's state file `-c` adopted
+///                       (`NAME.aria2`, `NAME.st`, in NAME's directory), or empty; then
+///                       u64 device, u64 inode, i64 size of that file (0 when none)
 ///     16+P    4     CRC-32 of bytes [0, 16+P)
 ///
-/// Versions 1 and 2 are still read. Their validators are a kind byte (0 none, 1 strong ETag,
-/// 2 Last-Modified) and its text, so they know one field; version 1 ends after the segments,
-/// version 2 after the digest. Their Last-Modified was written whenever there was no strong
-/// ETag, a weak one dropped: against a server that now sends a weak ETag, such a record cannot
-/// tell the versions apart (`Validator.cannotTell`), and the download starts over.
+/// Versions 1 to 3 are still read. The validators of 1 and 2 are a kind byte (0 none, 1 strong
+/// ETag, 2 Last-Modified) and its text, so they know one field; version 1 ends after the
+/// segments, version 2 after the digest, version 3 after the failed mirrors (its files hold
+/// no kept bytes and no adopted state file). The Last-Modified of 1 and 2 was written whenever
+/// there was no strong ETag, a weak one dropped: against a server that now sends a weak ETag,
+/// such a record cannot tell the versions apart (`Validator.cannotTell`), and the download
+/// starts over.
 ///
 /// Segments are in file order and tile [0, length); `written` is the first byte of the segment
 /// not known to be durable, so `[start, written)` is on disk. The mirrors are the servers
@@ -40,16 +47,17 @@ package struct Journal: Sendable, Equatable {
     package typealias Entry = SegmentRecord
 
     package static let magic = Array("FASTGETJ".utf8)
-    package static let version: UInt16 = 3
+    package static let version: UInt16 = 4
     static let headerSize = 16
     /// A bound on any string field, so a damaged length cannot ask for gigabytes.
     static let maximumStringBytes = 64 * 1024
     static let maximumSegments = 1 << 16
     static let maximumMirrors = 64
     /// The most bytes a journal can take: every string at its bound (URL, final URL, the
-    /// validator's two, the digest; three per mirror; one per failed mirror), every segment.
+    /// validator's two, the digest, the state file's name; three per mirror; one per failed
+    /// mirror), every segment, the flags and the state file's identity.
     static let maximumEncodedSize = Int64(
-        headerSize + 4 + 8 + maximumSegments * 24 + 3 * 4 + (5 + 4 * maximumMirrors) * (4 + maximumStringBytes))
+        headerSize + 4 + 8 + maximumSegments * 24 + 3 * 4 + 1 + 24 + (6 + 4 * maximumMirrors) * (4 + maximumStringBytes))
 
     /// A server besides `url` and the validator its file had when it was used.
     package struct Mirror: Sendable, Equatable {
@@ -72,6 +80,25 @@ package struct Journal: Sendable, Equatable {
     /// Mirrors (URLs as given) whose bytes were in a file that failed `digest`: a rerun
     /// leaves them out.
     package var failedMirrors: [String]
+    /// Whether the file starts with bytes `-c` kept that no request fetched: without a digest to
+    /// check them, the finished file gets no completion mark, in this run or a resumed one.
+    package var keptUnchecked = false
+    /// The other tool's state file `-c` continued from: removed after the final rename only if
+    /// it is still this very file.
+    package var adoptedState: AdoptedState?
+
+    /// Another tool's state file as `-c` read it: its name beside NAME and its identity.
+    package struct AdoptedState: Sendable, Equatable {
+        /// The file's name in NAME's directory (`NAME.aria2`, `NAME.st`), never a path.
+        package var name: String
+        package var device: UInt64
+        package var inode: UInt64
+        package var size: Int64
+
+        package init(name: String, device: UInt64, inode: UInt64, size: Int64) {
+            (self.name, self.device, self.inode, self.size) = (name, device, inode, size)
+        }
+    }
 
     package init(
         url: String, finalURL: String, length: Int64, validator: Validator?, segments: [Entry], mirrors: [Mirror] = [],
@@ -110,6 +137,11 @@ package struct Journal: Sendable, Equatable {
         payload.appendString(digest?.description ?? "")
         payload.appendLittleEndian(UInt32(failedMirrors.count))
         for url in failedMirrors { payload.appendString(url) }
+        payload.append(keptUnchecked ? 1 : 0)
+        payload.appendString(adoptedState?.name ?? "")
+        payload.appendLittleEndian(adoptedState?.device ?? 0)
+        payload.appendLittleEndian(adoptedState?.inode ?? 0)
+        payload.appendLittleEndian(adoptedState?.size ?? 0)
         return Journal.framed(payload)
     }
 
@@ -172,10 +204,11 @@ package struct Journal: Sendable, Equatable {
             guard count <= maximumMirrors else { throw .invalid("\(count) failed mirrors") }
             for _ in 0..<count { failedMirrors.append(try reader.readString()) }
         }
-        guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
-        let journal = Journal(
+        var journal = Journal(
             url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors, digest: digest,
             failedMirrors: failedMirrors)
+        if version >= 4 { try reader.readAdoption(into: &journal) }
+        guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
         try journal.checkTiling()
         return journal
     }
@@ -228,6 +261,24 @@ private struct ByteReader {
         }
         offset += Int(count)
         return text
+    }
+
+    /// Version 4's flags and adopted state file: a name only (no `/`, not `.` or `..`), and an
+    /// identity exactly when there is one.
+    mutating func readAdoption(into journal: inout Journal) throws(JournalError) {
+        let flags: UInt8 = try read()
+        guard flags & ~1 == 0 else { throw .invalid("flags \(flags)") }
+        journal.keptUnchecked = flags & 1 != 0
+        let name = try readString()
+        let (device, inode, size): (UInt64, UInt64, Int64) = (try read(), try read(), try read())
+        if name.isEmpty {
+            guard device == 0, inode == 0, size == 0 else { throw .invalid("an identity without a state file") }
+            return
+        }
+        guard !name.utf8.contains(UInt8(ascii: "/")), name != ".", name != "..", size >= 0 else {
+            throw .invalid("state file '\(name)'")
+        }
+        journal.adoptedState = Journal.AdoptedState(name: name, device: device, inode: inode, size: size)
     }
 
     /// Version 3: the ETag and Last-Modified, each empty when absent. Versions 1 and 2: a kind

@@ -19,9 +19,12 @@ struct StartPoint {
     var failedMirrors: [String] = []
     /// The resumed journal's validator, with what the probe adds filled in.
     var resumedValidator: Validator?
-    /// Whether the file starts with bytes no request of this run vouches for (`-c`): without a
-    /// digest to check them, the finished file gets no completion mark.
+    /// Whether the file starts with bytes no request vouches for (`-c`, in this run or the one
+    /// that wrote the resumed journal): without a digest to check them, the finished file gets
+    /// no completion mark.
     var keptUnchecked = false
+    /// The other tool's state file `-c` continued from, removed after the final rename.
+    var adoptedState: Journal.AdoptedState?
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -105,6 +108,7 @@ struct StartPoint {
         let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, url: header.url, stop: stop)
         var resumed = header
         (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
+        (resumed.keptUnchecked, resumed.adoptedState) = (journal.keptUnchecked, journal.adoptedState)
         resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
         let segments =
             options.segments.map {
@@ -116,7 +120,7 @@ struct StartPoint {
             segmented: true, resumedBytes: journal.bytesWritten,
             replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
             recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
-            resumedValidator: resumed.validator)
+            resumedValidator: resumed.validator, keptUnchecked: journal.keptUnchecked, adoptedState: journal.adoptedState)
     }
 
     /// A file at the destination that the download may neither replace nor continue: left in
@@ -259,6 +263,14 @@ struct StartPoint {
             notice(checked ? "\(destination) is already complete (\(length) bytes)" : keptByLength) // a digest is checked next
             return nil
         }
+        // Nothing left to fetch (an empty file, or every byte marked done): no range is needed.
+        if let foreign, localSize == resource.length, foreign.complete.reduce(0, { $0 + $1.count }) == localSize,
+            localSize == 0 || !resource.isSegmentable
+        {
+            notice("\(destination) is complete: \(foreign.path) marks all of its \(localSize) bytes done")
+            ForeignState.removeAdopted(foreign.identity, beside: destination)
+            return nil
+        }
         guard resource.isSegmentable, let length = resource.length else {
             throw FastgetError(
                 .protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
@@ -269,7 +281,9 @@ struct StartPoint {
             try checkSpace(for: destination, needed: length - localSize, freed: 0)
             notice(
                 "continuing \(destination) from \(foreign.path): \(foreign.tool.rawValue) marks \(done) of \(length) bytes done; fetching the rest")
-            return try adopt(destination, from: prefix, entries: entries, header: header, resumedBytes: done, owned: false, stop: stop)
+            return try adopt(
+                destination, from: prefix, entries: entries, header: header, resumedBytes: done, owned: false,
+                adoptedState: foreign.identity, stop: stop)
         }
         let foreignPart = prefix == files.part
         if localSize > length && foreignPart {
@@ -306,10 +320,13 @@ struct StartPoint {
     /// finished file gets no completion mark.
     private static func adopt(
         _ destination: String, from prefix: String, entries: [Journal.Entry], header: Journal, resumedBytes: Int64,
-        owned: Bool, stop: () -> String?
+        owned: Bool, adoptedState: Journal.AdoptedState? = nil, stop: () -> String?
     ) throws(FastgetError) -> StartPoint {
         let files = SidecarFiles(destination)
-        var journal = header
+        // Carried by every checkpoint: a resumed run knows what this one kept and adopted.
+        var carried = header
+        (carried.keptUnchecked, carried.adoptedState) = (resumedBytes > 0, adoptedState)
+        var journal = carried
         journal.segments = entries
         // Through no link, and another program's `.part` only if it is this user's alone.
         let prefixFile = try SidecarFiles.openExisting(prefix, readOnly: true, owned: owned)
@@ -336,11 +353,10 @@ struct StartPoint {
         }
         let output = try OutputFile(
             finalPath: destination, length: header.length, keeping: true, owned: owned, url: header.url, stop: stop)
-        var start = StartPoint(
+        return StartPoint(
             output: output, table: SegmentTable(journal: entries),
-            checkpointer: Checkpointer(path: files.journal, output: output, header: header),
-            segmented: true, resumedBytes: resumedBytes, replacesDestination: false)
-        start.keptUnchecked = resumedBytes > 0
-        return start
+            checkpointer: Checkpointer(path: files.journal, output: output, header: carried),
+            segmented: true, resumedBytes: resumedBytes, replacesDestination: false,
+            keptUnchecked: carried.keptUnchecked, adoptedState: adoptedState)
     }
 }
