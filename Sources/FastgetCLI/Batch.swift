@@ -87,12 +87,11 @@ enum Batch {
             case .end: return false
             case .stopped: return true
             case .tooLong(let number):
-                Console.error("\(name) line \(number) is longer than \(ListReader.lineLimit >> 10) KiB; the rest of the list is not read")
-                list.firstFailure = list.firstFailure ?? FastgetError.Code.usage.exitCode
+                let message = "\(name) line \(number) is longer than \(ListReader.lineLimit >> 10) KiB; the rest of the list is not read"
+                fail(FastgetError(.usage, message), invocation, &list)
                 return false
             case .failed(let reason):
-                Console.error("cannot read \(name): \(reason)")
-                list.firstFailure = list.firstFailure ?? FastgetError.Code.notFound.exitCode
+                fail(FastgetError(.notFound, "cannot read \(name): \(reason)"), invocation, &list)
                 return false
             }
             // Several URLs on one line, separated by blanks, are mirrors of one file.
@@ -100,16 +99,24 @@ enum Batch {
             guard let url = fields.first, !url.hasPrefix("#") else { continue }
             list.count += 1
             display?.listed(list.count)
+            // A line read before a Ctrl-C but reached after it starts nothing.
+            if reader.isStopped { return true }
             do throws(FastgetError) {
                 let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
                 guard !list.added.contains(where: { $0 === download }) else { continue } // listed twice
                 list.added.append(download)
             } catch {
-                Console.error(error.message, hint: error.hint)
-                if invocation.json { JSONEvents.error(error, url: url) }
-                list.firstFailure = list.firstFailure ?? error.exitCode
+                fail(error, invocation, &list, url: url)
             }
         }
+    }
+
+    /// A line of the list (or the list) that failed: said on standard error, and with --json as an
+    /// error event too; the first failure gives the exit code.
+    private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: inout Listed, url: String? = nil) {
+        Console.error(error.message, hint: error.hint)
+        if invocation.json { JSONEvents.error(error, url: url) }
+        list.firstFailure = list.firstFailure ?? error.exitCode
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.

@@ -143,8 +143,9 @@ public final class Spawned: @unchecked Sendable {
 
     /// Waits, up to `seconds` and a look every 20 ms, until `ready()` holds or it exits.
     public func wait(upTo seconds: Double, until ready: () -> Bool) {
-        for _ in 0..<max(1, Int(seconds / 0.02)) where !ready() {
-            if waitForExit(0.02) { return }
+        // Not `for … where !ready()`: that goes on calling `ready` once it holds.
+        for _ in 0..<max(1, Int(seconds / 0.02)) {
+            if ready() || waitForExit(0.02) { return }
         }
     }
 

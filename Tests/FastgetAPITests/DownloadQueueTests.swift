@@ -37,6 +37,37 @@ import Testing
         #expect(later.state == .completed)
     }
 
+    @Test func anEndedDownloadsNameIsNotGivenToAnotherURL() throws {
+        let server = try server(rate: 1e9)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        let first = try queue.add(server.url("/f1"))
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(first.state == .completed)
+        // A list read as it arrives adds its next line only now: the saved file stays.
+        #expect(throws: FastgetError.self) { try queue.add(server.url("/f2"), destination: first.destination) }
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(SHA256.hex(ofFile: first.destination) == SHA256.hex(DownloadQueueTests.files[1]))
+        #expect(server.requests.allSatisfy { $0.target == "/f1" }, "\(server.requests.map(\.target))")
+    }
+
+    @Test func whatIsAddedAfterPauseAllWaitsPaused() throws {
+        let server = try server(rate: 1e9)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        queue.pauseAll()
+        let held = try queue.add(server.url("/f3"))
+        #expect(held.state == .paused)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(server.requests.isEmpty)
+        queue.resumeAll()
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(held.state == .completed)
+        #expect(SHA256.hex(ofFile: held.destination) == SHA256.hex(DownloadQueueTests.files[3]))
+    }
+
     @Test func theQueuesHandlerSeesEveryDownloadFromItsFirstEvent() throws {
         let server = try server(rate: 4 * 1_048_576)
         let directory = try TemporaryDirectory()

@@ -116,4 +116,79 @@ import Testing
         #expect(run.status == 130)
         #expect(run.stderr == "fastget: interrupted; run the same command again to resume\n", "\(run.stderr)")
     }
+
+    /// A FIFO list in `directory`, with fastget (`arguments`, then `-i FIFO`) reading it and
+    /// the test holding its writing end.
+    func streamedList(_ arguments: [String], in directory: TemporaryDirectory) throws -> (Spawned, Int32) {
+        let fifo = directory.file("urls")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try Spawned(try fastgetExecutable(), arguments + ["-i", fifo], in: directory.path)
+        var writer: Int32 = -1
+        run.wait(upTo: 10) {
+            writer = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC) // no other test's child may hold it open
+            return writer >= 0
+        }
+        try #require(writer >= 0)
+        return (run, writer)
+    }
+
+    func ended(_ run: Spawned) -> Bool {
+        if run.waitForExit(30) { return true }
+        run.signal(SIGKILL)
+        _ = run.waitForExit(10)
+        return false
+    }
+
+    @Test func aStreamedListNeverGivesASavedFilesNameToAnotherURL() throws {
+        let (first, second) = (BatchTests.files[5], BatchTests.files[6])
+        let server = try TestServer { request in .file(TestFile(request.target.hasPrefix("/x/") ? first : second)) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (run, writer) = try streamedList(["--overwrite", "-n", "1"], in: directory)
+        _ = (server.url("/x/same.bin") + "\n").withCString { write(writer, $0, strlen($0)) }
+        // The second line comes only once the first file is saved and its journal gone.
+        run.wait(upTo: 30) {
+            SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(first)
+                && !FileManager.default.fileExists(atPath: directory.file("same.bin.fastget"))
+        }
+        _ = (server.url("/y/same.bin") + "\n").withCString { write(writer, $0, strlen($0)) }
+        close(writer)
+        #expect(ended(run))
+        #expect(run.status == 73)
+        let message = "same.bin is already the destination of \(server.url("/x/same.bin")); not downloading \(server.url("/y/same.bin")) there"
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(first))
+        #expect(server.requests.allSatisfy { $0.target == "/x/same.bin" }, "\(server.requests.map(\.target))")
+    }
+
+    @Test func aFIFOListIsClosedAtItsEnd() throws {
+        let slow = try TestServer(TestServer.Configuration(rate: { _ in 1024 })) { _ in .file(TestFile(BatchTests.files[7])) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (run, writer) = try streamedList(["-n", "1"], in: directory)
+        _ = (slow.url("/f7") + "\n").withCString { write(writer, $0, strlen($0)) }
+        close(writer)
+        // Once the end is read, a later writer finds no reader (ENXIO) rather than having its
+        // lines taken and never read; the download of the first line is still running.
+        var refused = false
+        run.wait(upTo: 10) {
+            let late = open(directory.file("urls"), O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if late >= 0 { close(late) }
+            refused = late < 0 && errno == ENXIO
+            return refused
+        }
+        #expect(refused)
+        run.signal(SIGINT)
+        #expect(ended(run))
+        #expect(run.status == 130, "\(run.stderr)")
+    }
+
+    @Test func aClosedStandardInputIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shell = try #require(findExecutable("sh"))
+        let result = try runProcess(shell, ["-c", "'\(try fastgetExecutable())' -i - <&-"], in: directory.path, timeout: 20)
+        #expect(result.status == 66)
+        #expect(result.stderr == "fastget: error: cannot read standard input: Bad file descriptor\n", "\(result.stderr)")
+    }
 }

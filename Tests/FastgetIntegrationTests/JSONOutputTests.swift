@@ -84,6 +84,21 @@ import Testing
         #expect((events[0]["message"] as? String)?.hasPrefix("server answered 404") == true)
     }
 
+    @Test func aListThatCannotBeReadEndsWithAnErrorLine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try ("http://127.0.0.1:9/" + String(repeating: "a", count: 64 << 10) + "\n").write(
+            toFile: directory.file("long.txt"), atomically: true, encoding: .utf8)
+        let (status, events, _) = try run(["-i", "long.txt"], directory)
+        #expect(status == 64)
+        #expect(names(events) == ["error"])
+        #expect(events.first?["exit_code"] as? Int == 64)
+        #expect(events.first?["message"] as? String == "long.txt line 1 is longer than 64 KiB; the rest of the list is not read")
+        let (failed, failure, _) = try run(["-i", "."], directory)
+        #expect(failed == 66 && names(failure) == ["error"])
+        #expect(failure.first?["message"] as? String == "cannot read .: Is a directory")
+    }
+
     @Test func stringsAreEscaped() throws {
         #expect(JSON.quoted("a\"b\\c\nd\u{01}é") == "\"a\\\"b\\\\c\\nd\\u0001é\"")
     }

@@ -31,6 +31,8 @@ public final class DownloadQueue: Sendable {
         var launched: Set<ObjectIdentifier> = []
         /// What `onEvent` registered, given to each download added since.
         var observers: [@Sendable (Download, DownloadEvent) -> Void] = []
+        /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
+        var holding = false
     }
 
     /// - Parameters:
@@ -70,21 +72,28 @@ public final class DownloadQueue: Sendable {
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
     /// starts it when a slot is free. Returns the download already in the queue for the same URL
     /// when there is one that has not ended (resuming it if it was paused).
-    /// - Throws: `.cannotCreateOutput` when another URL in the queue that has not ended saves to
-    ///   the same destination (`…/a.bin` and `…/a.bin?x`): two downloads never share files. (Names
-    ///   a server gives with `Content-Disposition` are known only later; the download's lock
-    ///   refuses a clash among those when it happens.)
+    /// - Throws: `.cannotCreateOutput` when another URL in the queue saves to the same destination
+    ///   (`…/a.bin` and `…/a.bin?x`), ended or not: two downloads never share files, and a later
+    ///   one never replaces what an earlier one saved (`remove` an ended download to free its
+    ///   name). (Names a server gives with `Content-Disposition` are known only later; the
+    ///   download's lock refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil, mirrors: [String] = []) throws(FastgetError) -> Download {
         var options = options
         options.mirrors += mirrors
-        let candidate = try Download(url: url, destination: destination, options: options, session: session)
-        let result = state.withLock { entries -> Result<Download, FastgetError> in
+        let holding = state.withLock { $0.holding }
+        let candidate = try Download(
+            url: url, destination: destination, options: options, session: session, state: holding ? .paused : .queued)
+        let result = state.withLock { entries -> Result<(Download, Bool), FastgetError> in
             let live = entries.downloads.filter { !$0.state.isFinal }
             if let existing = live.first(where: { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }) {
-                return .success(existing)
+                return .success((existing, entries.holding))
             }
-            if let clash = live.first(where: { $0.destination == candidate.destination }) {
+            // Ended downloads count too: a list read as it arrives adds its lines after earlier
+            // ones have finished, and those files are the run's results.
+            if let clash = entries.downloads.first(where: {
+                $0.destination == candidate.destination && $0.urlWithoutCredentials != candidate.urlWithoutCredentials
+            }) {
                 return .failure(
                     FastgetError(
                         .cannotCreateOutput,
@@ -96,19 +105,33 @@ public final class DownloadQueue: Sendable {
             for observer in entries.observers {
                 candidate.onEvent { [weak candidate] event in if let candidate { observer(candidate, event) } }
             }
-            return .success(candidate)
+            return .success((candidate, entries.holding))
         }
-        let download = try result.get()
-        if download === candidate { manage(candidate) } else { download.resume() }
+        let (download, hold) = try result.get()
+        if download === candidate {
+            manage(candidate)
+            if hold { candidate.pause() } // `pauseAll` came while it was being made
+        } else if !hold {
+            download.resume()
+        }
         pump()
         return download
     }
 
-    /// Pauses every download (running ones checkpoint and stop; queued ones wait).
-    public func pauseAll() { downloads.forEach { $0.pause() } }
+    /// Pauses every download (running ones checkpoint and stop; queued ones wait), and those
+    /// added from now on until `resumeAll()`: a stop (Ctrl-C) that comes while a list is being
+    /// added starts nothing more.
+    public func pauseAll() {
+        let downloads = state.withLock { entries in
+            entries.holding = true
+            return entries.downloads
+        }
+        downloads.forEach { $0.pause() }
+    }
 
     /// Resumes every paused download; they start as slots free up.
     public func resumeAll() {
+        state.withLock { $0.holding = false }
         downloads.forEach { $0.resume() }
         pump()
     }
