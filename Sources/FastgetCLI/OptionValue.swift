@@ -134,6 +134,8 @@ enum OptionValue {
         guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
             throw UsageError(message: "option \(name) must not contain a line break or NUL byte")
         }
+        // Nor any other control character (RFC 9110 5.5): servers and proxies differ on them.
+        guard !containsControlCharacter(text) else { throw UsageError(message: "option \(name) must not contain a control character") }
     }
 
     /// `-u USER[:PASSWORD]`: no password means an empty one.

@@ -194,6 +194,8 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         (["-H", "no colon", "http://h/"], "fastget: error: option -H needs 'Name: value', not 'no colon'\n"),
         (["-A", "x\r\nAuthorization: Bearer S", "http://h/"], "fastget: error: option -A must not contain a line break or NUL byte\n"),
         (["--user-agent=a\rb", "http://h/"], "fastget: error: option --user-agent must not contain a line break or NUL byte\n"),
+        (["-H", "X: a\u{0B}b", "http://h/"], "fastget: error: option -H must not contain a control character\n"),
+        (["-A", "a\u{7F}b", "http://h/"], "fastget: error: option -A must not contain a control character\n"),
         (
             ["-H", "Range: bytes=5-10", "http://h/"],
             "fastget: error: option -H: Range is fastget's to set: it asks for the byte ranges itself (segments, resume)\n"

@@ -119,4 +119,26 @@ import Testing
         #expect(origin.server.requests.first?.header("If-None-Match") == "W/\"a\"")
         #expect(SHA256.hex(ofFile: directory.file("k.bin")) == SHA256.hex(new))
     }
+
+    @Test func aPlantedMarkWithALineBreakInItsETagIsNoMark() throws {
+        let bytes = testBytes(count: 1 << 20, seed: 163)
+        var file = TestFile(bytes)
+        (file.etag, file.lastModified) = ("\"v1\"", "Sat, 21 Nov 2026 10:00:00 GMT")
+        let origin = try Origin(file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-N", "-o", "n.bin", origin.server.url()]
+        #expect(try runProcess(try fastgetExecutable(), arguments, in: directory.path).status == 0)
+        // Rewrite the mark's ETag as someone with write access could (the time stays).
+        let path = directory.file("n.bin"), name = "user.fastget.complete"
+        let mark = try #require(FileSystem.attribute(path, name))
+        let planted = mark.replacingOccurrences(of: "ETag \"v1\"", with: "ETag \"v1\r\nX-Planted: 1\"")
+        let descriptor = try FileDescriptor.openReadOnly(path)
+        #expect(planted != mark && descriptor.setAttribute(name, planted))
+        origin.server.clearRecords()
+        let second = try runProcess(try fastgetExecutable(), arguments, in: directory.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!origin.server.requests.contains { $0.header("If-None-Match") != nil })
+        #expect(SHA256.hex(ofFile: path) == SHA256.hex(bytes))
+    }
 }

@@ -49,6 +49,7 @@ import Testing
         ("If-None-Match", "\"e\"", "If-None-Match is fastget's to set: a 304 answer is no file (-N asks whether the file changed)"),
         ("Host", "", "Host cannot be removed: HTTP/1.1 requires it"),
         ("X-A", "1\r\nX-B: 2", "the X-A field contains a line break or NUL byte"),
+        ("X-A", "a\u{01}b\u{7F}", "the X-A field contains a control character"),
         ("X A", "1", "'X A' is not a header field name"),
     ])
     func refusesFieldsFastgetMustOwnOrCannotSend(name: String, value: String, problem: String) {

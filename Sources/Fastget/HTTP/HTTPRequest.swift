@@ -53,6 +53,12 @@ package func containsLineBreakOrNUL(_ text: some StringProtocol) -> Bool {
     text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
 }
 
+/// Whether `text` holds a control character other than HTAB (RFC 9110 5.5: a field value has
+/// none): refused in every field a user gives, line breaks and NUL included.
+package func containsControlCharacter(_ text: some StringProtocol) -> Bool {
+    text.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+}
+
 /// The value of an `Authorization` or `Proxy-Authorization` field for HTTP Basic credentials
 /// (RFC 7617): `Basic ` and base64 of `user:password`.
 package func basicAuthorization(user: String, password: String?) -> String {

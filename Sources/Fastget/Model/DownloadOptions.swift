@@ -147,6 +147,7 @@ public struct DownloadOptions: Sendable {
         guard minimumSegmentSize >= 1 else { throw FastgetError(.usage, "the minimum segment size must be at least 1 byte") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         if containsLineBreakOrNUL(userAgent) { throw FastgetError(.usage, "the user agent contains a line break or NUL byte") }
+        if containsControlCharacter(userAgent) { throw FastgetError(.usage, "the user agent contains a control character") }
         for header in headers {
             if let problem = UserHeaderField.problem(name: header.name, value: header.value) { throw FastgetError(.usage, problem) }
         }

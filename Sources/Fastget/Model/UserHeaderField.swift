@@ -21,6 +21,7 @@ public enum UserHeaderField {
     public static func problem(name: String, value: String) -> String? {
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return "'\(name)' is not a header field name" }
         if containsLineBreakOrNUL(value) { return "the \(name) field contains a line break or NUL byte" }
+        if containsControlCharacter(value) { return "the \(name) field contains a control character" }
         let lowered = name.lowercased()
         if let why = owned[lowered] { return "\(name) is fastget's to set: \(why)" }
         if lowered == "host" && value.isEmpty { return "Host cannot be removed: HTTP/1.1 requires it" }

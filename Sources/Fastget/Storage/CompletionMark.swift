@@ -34,6 +34,7 @@ enum CompletionMark {
         else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 3, lines[0] == "\(size)", lines[2] == mtime else { return nil }
+        let etag: String
         // The fourth line is the validator's description: "ETag X, Last-Modified Y", either alone.
         if lines.count >= 4, lines[3].hasPrefix("ETag ") {
             let bytes = Array(lines[3].utf8.dropFirst(5))
@@ -43,9 +44,15 @@ enum CompletionMark {
                 stride(from: bytes.count - separator.count, through: 0, by: -1).first {
                     bytes[$0..<($0 + separator.count)].elementsEqual(separator)
                 } ?? bytes.count
-            return String(decoding: bytes[..<end], as: UTF8.self)
+            etag = String(decoding: bytes[..<end], as: UTF8.self)
+        } else if lines[1].hasPrefix("ETag ") {
+            etag = String(lines[1].dropFirst(5))
+        } else {
+            return nil
         }
-        return lines[1].hasPrefix("ETag ") ? String(lines[1].dropFirst(5)) : nil
+        // A mark is only a file attribute anyone with write access can plant: an ETag that
+        // could not be sent in If-None-Match means no mark, not a failure on every run.
+        return containsControlCharacter(etag) ? nil : etag
     }
 
     /// Whether the file at `path` is the download `header` describes, completed and untouched.
