@@ -115,16 +115,33 @@ enum OptionValue {
         if let problem = UserHeaderField.problem(name: field.name, value: field.value) {
             throw UsageError(message: "option \(name): \(problem)")
         }
-        if field.name.lowercased() == "host", invocation.options.headers.contains(where: { $0.name.lowercased() == "host" }) {
-            throw UsageError(message: "option \(name): Host is given twice")
-        }
+        dropEarlier(field.name.lowercased(), from: &invocation)
         invocation.options.headers.append(field)
+    }
+
+    /// Before a field named `lowered` is added: the fields of that name the configuration file
+    /// gave go once the command line gives its own (the command line wins), and so does an
+    /// earlier Host (there is one; the last given wins). Fastget's other fields take the last
+    /// one given too (`UserHeaderField.merged`).
+    private static func dropEarlier(_ lowered: String, from invocation: inout Invocation) {
+        let fromFile = invocation.configurationHeaderCount ?? 0
+        var kept: [(name: String, value: String)] = []
+        var keptFromFile = 0
+        for (index, field) in invocation.options.headers.enumerated() {
+            if field.name.lowercased() == lowered && (index < fromFile || lowered == "host") { continue }
+            kept.append(field)
+            if index < fromFile { keptFromFile += 1 }
+        }
+        invocation.options.headers = kept
+        if invocation.configurationHeaderCount != nil { invocation.configurationHeaderCount = keptFromFile }
     }
 
     /// `-A TEXT`: sent as the User-Agent; empty sends none.
     static func userAgent(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
         try refuseLineBreaks(text, name)
         invocation.options.userAgent = text
+        // From the command line, it wins over a User-Agent field the configuration file gave.
+        if invocation.configurationHeaderCount != nil { dropEarlier("user-agent", from: &invocation) }
     }
 
     /// A CR, LF or NUL would end the field it goes into, and the rest would be sent as fields

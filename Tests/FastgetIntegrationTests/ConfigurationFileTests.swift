@@ -35,6 +35,24 @@ import Testing
         #expect(third.stdout.contains("\"segments\":2,"), "the file's count: \(third.stdout.suffix(300))")
     }
 
+    /// Fields the file gives are replaced by the command line's of the same name (`-A` for the
+    /// User-Agent); the others still go.
+    @Test func theCommandLinesFieldsReplaceTheFilesOfTheSameName() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = "header = User-Agent: from-file\nheader = Host: file.example\nheader = X-Team: file\nheader = X-Kept: yes\n"
+        let result = try run(
+            ["-A", "from-cli", "-H", "host: cli.example", "-H", "X-Team: cli", "-o", "a.bin", server.url()], config: config, in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+        for request in server.requests {
+            let named = { (name: String) in request.fields.filter { $0.name.lowercased() == name }.map(\.value) }
+            #expect(named("user-agent") == ["from-cli"] && named("host") == ["cli.example"], "\(request.raw)")
+            #expect(named("x-team") == ["cli"] && named("x-kept") == ["yes"], "\(request.raw)")
+        }
+    }
+
     @Test func aMistakeNamesTheFileAndLineAndNoConfigSkipsIt() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()

@@ -94,4 +94,22 @@ import Testing
             #expect(count("User-Agent", in: request) == 1 && request.header("User-Agent") == "by-H", "\(request.raw)")
         }
     }
+
+    /// A field fastget sends, given twice: the last value given is sent, once (`Host` too).
+    @Test func theLastValueOfAFieldFastgetSendsWins() throws {
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fields = ["-H", "User-Agent: a", "-H", "user-agent: b", "-H", "Host: h1", "-H", "host: h2", "-H", "X-Both: 1", "-H", "X-Both: 2"]
+        let result = try runProcess(
+            try fastgetExecutable(), ["-n", "2"] + fields + ["-o", "a.bin", server.url()], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
+        #expect(server.requests.contains { $0.header("Range") != nil })
+        for request in server.requests {
+            #expect(count("User-Agent", in: request) == 1 && request.header("User-Agent") == "b", "\(request.raw)")
+            #expect(count("Host", in: request) == 1 && request.header("Host") == "h2", "\(request.raw)")
+            #expect(count("X-Both", in: request) == 2, "a field of the user's own goes as given: \(request.raw)")
+        }
+    }
 }

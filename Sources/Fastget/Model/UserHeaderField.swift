@@ -29,8 +29,8 @@ public enum UserHeaderField {
     }
 
     /// The fields of a request: fastget's own (`standard`, in order), each replaced by the user's
-    /// fields of the same name (`user`, all of them, where fastget's first one was) or removed by
-    /// an empty one; the user's other fields follow, those with an empty value left out.
+    /// last field of the same name (`user`; one value, never a second copy) or removed when that
+    /// one is empty; the user's other fields follow, those with an empty value left out.
     package static func merged(
         _ standard: [(name: String, value: String)], _ user: [(name: String, value: String)]
     ) -> [(name: String, value: String)] {
@@ -43,8 +43,9 @@ public enum UserHeaderField {
                 fields.append(field)
                 continue
             }
-            guard placed.insert(name).inserted else { continue }
-            fields += user.filter { $0.name.lowercased() == name && !$0.value.isEmpty }
+            guard placed.insert(name).inserted, let last = user.last(where: { $0.name.lowercased() == name }), !last.value.isEmpty
+            else { continue }
+            fields.append(last)
         }
         fields += user.filter { !placed.contains($0.name.lowercased()) && !$0.value.isEmpty }
         return fields
