@@ -98,7 +98,8 @@ package struct HeadParser: Sendable {
         return (Int(bytes[7] - 0x30), status, reason)
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    /// RFC 9110 `tchar`: a byte of a token (a field name, a method).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true

@@ -19,7 +19,7 @@ public enum UserHeaderField {
 
     /// Why `name: value` cannot be a user's field; nil when it can.
     public static func problem(name: String, value: String) -> String? {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else { return "'\(name)' is not a header field name" }
+        guard !name.isEmpty, name.utf8.allSatisfy(HeadParser.isTokenByte) else { return "'\(name)' is not a header field name" }
         if containsLineBreakOrNUL(value) { return "the \(name) field contains a line break or NUL byte" }
         if containsControlCharacter(value) { return "the \(name) field contains a control character" }
         let lowered = name.lowercased()
@@ -49,15 +49,5 @@ public enum UserHeaderField {
         }
         fields += user.filter { !placed.contains($0.name.lowercased()) && !$0.value.isEmpty }
         return fields
-    }
-
-    /// RFC 9110 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 }
