@@ -97,6 +97,10 @@ enum ArgumentParser {
         if invocation.json, let output = invocation.options.output, ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(output) {
             throw UsageError(message: "--json and -o \(output) both want standard output")
         }
+        if let floor = invocation.options.speedLimit, let cap = invocation.options.rateLimit, floor >= cap {
+            // Our own cap holds the download at or below the floor: every run would fail.
+            throw UsageError(message: "--speed-limit (\(floor) bytes/s) must be below --limit-rate (\(cap) bytes/s), or the download can only fail")
+        }
         if invocation.dryRun && invocation.inputFile != nil {
             throw UsageError(message: "--dry-run takes one URL, not -i")
         }

@@ -136,10 +136,10 @@ struct CommandLineOption {
                 note: "default \(whole(defaults.timeout))"),
             .init(
                 "Y", "speed-limit", "RATE", .text(OptionValue.speedLimit),
-                "drop connections under RATE/s for --speed-time", note: "off; all under: exit 75",
+                "drop a crawling connection; all under RATE/s for -y: exit 75", note: "off",
                 aliases: ["--lowest-speed-limit"]),
             .init(
-                "y", "speed-time", "S", .text(OptionValue.speedTime), "seconds --speed-limit is measured over",
+                "y", "speed-time", "S", .text(OptionValue.speedTime), "seconds -Y is measured over, at most a day",
                 note: "default \(whole(defaults.speedTime)); alone: 1 byte/s"),
             .init(
                 nil, "retries", "N", .count(0...Int.max, \.options.retries),

@@ -68,11 +68,12 @@ enum OptionValue {
         invocation.options.speedLimit = try rate(text, for: name, minimum: 1)
     }
 
-    /// `--speed-time S` (`-y`): at least 1 s. Given alone, the limit is 1 byte per second, as
-    /// curl's: a body that stops for S seconds is dropped.
+    /// `--speed-time S` (`-y`): 1 s to a day (a limit never judged is no limit: leave it out).
+    /// Given alone, the limit is 1 byte per second, as curl's: a body that stops for S seconds
+    /// is dropped.
     static func speedTime(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
-        guard let value = try? seconds(text, for: name), value >= 1 else {
-            throw UsageError(message: "option \(name) needs a number of seconds, at least 1, not '\(text)'")
+        guard let value = Double(text), DownloadOptions.speedTimeRange.contains(value) else {
+            throw UsageError(message: "option \(name) needs a number of seconds from 1 to 86400, not '\(text)'")
         }
         invocation.options.speedTime = value
         if invocation.options.speedLimit == nil { invocation.options.speedLimit = 1 }

@@ -48,8 +48,20 @@ import Testing
         (["--speed-limit", "0"], "option --speed-limit needs a rate of at least 1 byte per second, e.g. 500k or 4M, not '0'"),
         (["-Y", "-5"], "option -Y needs a rate of at least 1 byte per second, e.g. 500k or 4M, not '-5'"),
         (["--lowest-speed-limit=fast"], "option --lowest-speed-limit needs a rate of at least 1 byte per second, e.g. 500k or 4M, not 'fast'"),
-        (["--speed-time", "0.5"], "option --speed-time needs a number of seconds, at least 1, not '0.5'"),
-        (["-y", "nan"], "option -y needs a number of seconds, at least 1, not 'nan'"),
+        (["--speed-time", "0.5"], "option --speed-time needs a number of seconds from 1 to 86400, not '0.5'"),
+        (["-y", "nan"], "option -y needs a number of seconds from 1 to 86400, not 'nan'"),
+        // A limit never judged is no limit: inf and a huge number alike.
+        (["-y", "inf"], "option -y needs a number of seconds from 1 to 86400, not 'inf'"),
+        (["-y", "1e300"], "option -y needs a number of seconds from 1 to 86400, not '1e300'"),
+        // Our own cap would hold the download below the floor: every run would fail.
+        (
+            ["--limit-rate", "10k", "--speed-limit", "100k"],
+            "--speed-limit (102400 bytes/s) must be below --limit-rate (10240 bytes/s), or the download can only fail"
+        ),
+        (
+            ["-Y", "1M", "--limit-rate=1M"],
+            "--speed-limit (1048576 bytes/s) must be below --limit-rate (1048576 bytes/s), or the download can only fail"
+        ),
         (["--retries", "99999999999999999999"], "option --retries needs a whole number, not '99999999999999999999'"),
         (["-n", "-3"], "option -n must be between 1 and 64 (got -3)"),
     ])

@@ -57,7 +57,7 @@ struct Coordinator {
         var flushed: [ObjectIdentifier: Int64] = [:]
         var sampled: [ObjectIdentifier: Int64] = [:]
         var total = table.bytesWritten
-        var watch = options.speedLimit.map { LowSpeedWatch(limit: $0, seconds: options.speedTime) }
+        var watch = options.speedLimit.map { LowSpeedWatch(limit: $0, seconds: options.speedTime, drops: options.rateLimit == nil) }
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             if let window {
                 do throws(FastgetError) {
@@ -172,20 +172,23 @@ struct Coordinator {
         let bodies = slots.map {
             LowSpeedWatch.Body(worker: $0.id, since: $0.bodySince.load(ordering: .acquiring), bytes: $0.bytes.load(ordering: .relaxed))
         }
-        let limit = "\(watch.limit) bytes/s for \(Coordinator.seconds(watch.seconds)) s"
+        let limit = "\(Coordinator.rate(watch.limit)) for \(Coordinator.seconds(watch.seconds)) s"
         switch watch.tick(now: now, downloaded: snapshotBytes, bodies: bodies) {
         case .fine:
             break
         case .fail(let rate):
-            transfer.control.fail(FastgetError(.temporary, "the download stayed below \(limit) (\(rate) bytes/s); --speed-limit"))
+            transfer.control.fail(FastgetError(.temporary, "the download stayed below \(limit) (\(Coordinator.rate(rate))); --speed-limit"))
         case .drop(let slow):
             for slot in slots where slow[slot.id] != nil {
                 slot.slowDrop.store(true, ordering: .releasing)
                 transfer.control.connections.shutdown(slot.id)
-                transfer.post(.notice("a connection stayed below \(limit) (\(slow[slot.id]!) bytes/s); its range goes to a new one"))
+                transfer.post(.notice("a connection stayed below \(limit) (\(Coordinator.rate(slow[slot.id]!))); its range goes to a new one"))
             }
         }
     }
+
+    /// `1 byte/s`, `1000 bytes/s`.
+    private static func rate(_ bytes: Int64) -> String { bytes == 1 ? "1 byte/s" : "\(bytes) bytes/s" }
 
     /// `2` for 2 seconds, `1.5` for 1.5.
     private static func seconds(_ value: Double) -> String {

@@ -39,13 +39,18 @@ public struct DownloadOptions: Sendable {
     /// The low-speed limit in bytes per second (curl's `--speed-limit`, aria2's
     /// `--lowest-speed-limit`); nil (the default): none. Measured as the average over the last
     /// `speedTime` seconds, from when a response's body starts (connecting and waiting for an
-    /// answer have `connectTimeout` and `timeout`). A connection below it is dropped and its
-    /// range goes to another connection (another server, when there is one), without using up
-    /// `retries`; when the whole download is below it too, the download fails as a timeout
-    /// (`.temporary`, exit 75) and keeps its journal. At least 1.
+    /// answer have `connectTimeout` and `timeout`). A connection below its share of it (the
+    /// limit ÷ the connections receiving) and under a quarter of its peers' median is dropped
+    /// and its range goes to another connection (another server, when there is one), without
+    /// using up `retries`; none is dropped under `rateLimit`. When the whole download is below
+    /// the limit, it fails as a timeout (`.temporary`, exit 75) and keeps its journal. At least
+    /// 1, and below `rateLimit`.
     public var speedLimit: Int64?
-    /// Seconds over which `speedLimit` is measured (at least 1; `.infinity`: never).
+    /// Seconds over which `speedLimit` is measured, from 1 to `speedTimeRange`'s end (a day):
+    /// a limit never judged would be no limit (leave `speedLimit` nil for that).
     public var speedTime: Double = 30
+    /// The allowed `speedTime`s.
+    public static let speedTimeRange = 1.0...86_400
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
     /// Sent as `User-Agent` (empty: none is sent). A CR, LF or NUL in it is refused.
@@ -140,7 +145,13 @@ public struct DownloadOptions: Sendable {
         // NaN fails these comparisons too; infinity (or 1e300) passes and means no limit.
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
         if let speedLimit, speedLimit < 1 { throw FastgetError(.usage, "the speed limit must be at least 1 byte per second") }
-        guard speedTime >= 1 else { throw FastgetError(.usage, "the speed time must be at least 1 second") }
+        guard DownloadOptions.speedTimeRange.contains(speedTime) else {
+            throw FastgetError(.usage, "the speed time must be between 1 and 86400 seconds")
+        }
+        if let speedLimit, let rateLimit, speedLimit >= rateLimit {
+            // Our own cap holds the download at or below the speed limit: it could only fail.
+            throw FastgetError(.usage, "the speed limit (\(speedLimit) bytes/s) must be below the rate limit (\(rateLimit) bytes/s)")
+        }
         guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
         guard progressInterval > 0 else { throw FastgetError(.usage, "the progress interval must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
