@@ -124,11 +124,13 @@ public final class Spawned: @unchecked Sendable {
     private let errors = Pipe()
     private let exited = DispatchSemaphore(value: 0)
 
-    public init(_ executable: String, _ arguments: [String], in directory: String) throws {
+    /// - Parameter output: its standard output (by default, the test's).
+    public init(_ executable: String, _ arguments: [String], in directory: String, output: Pipe? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardInput = Foundation.FileHandle.nullDevice
+        if let output { process.standardOutput = output }
         process.standardError = errors
         process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()

@@ -66,6 +66,36 @@ import Testing
         #expect(peaks[1] - peaks[0] < 12 * 1024, "peak RSS \(peaks[0]) KiB for 16 MiB, \(peaks[1]) KiB for 64 MiB")
     }
 
+    /// A reader that takes nothing fills the pipe, and a write to it would wait for ever: a
+    /// stop (Ctrl-C, --max-time) still ends the run at once, and the closing line counts what
+    /// went out, a prefix of the file.
+    @Test(arguments: [false, true])
+    func aStopEndsTheRunWhenTheReaderTakesNothing(byMaximumTime: Bool) throws {
+        let data = Array(StandardOutputTests.data.prefix(8 << 20))
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pipe = Pipe()
+        let limit = byMaximumTime ? ["--max-time", "1"] : []
+        let run = try Spawned(try fastgetExecutable(), ["-n", "4"] + limit + ["-o", "-", server.url()], in: directory.path, output: pipe)
+        if !byMaximumTime {
+            // Every range asked for: the window is full and the pipe too.
+            run.wait(upTo: 30) { server.requests.filter { $0.method == "GET" }.count >= 4 }
+            run.signal(SIGINT)
+        }
+        let stopped = run.waitForExit(byMaximumTime ? 6 : 5)
+        if !stopped {
+            run.signal(SIGKILL)
+            _ = run.waitForExit(30)
+        }
+        #expect(stopped, "still running after the stop")
+        let out = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        let stderr = run.stderr
+        #expect(run.status == (byMaximumTime ? 75 : 130), "\(stderr)")
+        #expect(!out.isEmpty && out.count < data.count && out[...] == data.prefix(out.count), "\(out.count) bytes")
+        #expect(stderr.hasSuffix("fastget: stopped after \(ByteCount.formatted(Double(out.count))); a stream cannot resume\n"), "\(stderr)")
+    }
+
     @Test func jsonAndStandardOutputCannotShareIt() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -61,7 +61,7 @@ struct Coordinator {
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             if let window {
                 do throws(FastgetError) {
-                    try window.drain(waiting: options.progressInterval)
+                    try window.drain(waiting: options.progressInterval, unless: { transfer.control.isStopped })
                 } catch {
                     transfer.control.fail(error) // the reader went away (EPIPE) or the disk is full
                 }
@@ -107,16 +107,27 @@ struct Coordinator {
             }
         }
         crew.joinAll()
-        if let window, transfer.control.failure == nil, !transfer.control.isStopped {
-            do throws(FastgetError) {
-                while window.hasPending { try window.drain(waiting: 0) }
-            } catch {
-                transfer.control.fail(error)
-            }
+        if let window {
+            drainTail(window, progress: progress)
+            // A stopped stream's closing line counts what went out, to the byte.
+            if transfer.control.isStopped || transfer.control.failure != nil { progress(snapshot()) }
         }
         try throwIfStoppedShort(events)
         publishEvents(events)
         progress(snapshot())
+    }
+
+    /// Writes out what the workers left in the window, reporting progress, until it is out or
+    /// the transfer stops (a reader that takes nothing must not hold a stop).
+    private func drainTail(_ window: ReorderWindow, progress: (DownloadProgress) -> Void) {
+        do throws(FastgetError) {
+            while window.hasPending, transfer.control.failure == nil, !transfer.control.isStopped {
+                try window.drain(waiting: transfer.options.progressInterval, unless: { transfer.control.isStopped })
+                progress(snapshot())
+            }
+        } catch {
+            transfer.control.fail(error)
+        }
     }
 
     /// A file this small is fetched on the calling thread: one request, no worker thread, no
@@ -318,7 +329,8 @@ struct Coordinator {
     func snapshot() -> DownloadProgress {
         DownloadProgress(
             totalBytes: transfer.resource.length,
-            completedBytes: snapshotBytes,
+            // A stream counts what went out: the window may hold more.
+            completedBytes: window?.bytesEmitted ?? snapshotBytes,
             elapsed: MonotonicClock.seconds() - started,
             segments: table.segments.map { segment in
                 let end = segment.end.load(ordering: .relaxed)

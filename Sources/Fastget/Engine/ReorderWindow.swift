@@ -6,7 +6,7 @@
 final class ReorderWindow: WriteTarget, @unchecked Sendable {
     let capacity: Int
     private let ring: UnsafeMutableRawBufferPointer
-    private let descriptor: Int32
+    private let writer: StreamWriter
     private let monitor = Monitor()
     // Guarded by `monitor`:
     private var emitted: Int64 = 0
@@ -17,7 +17,7 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
 
     /// - Parameter checksum: compute this digest of the bytes as they go out.
     init(descriptor: Int32, capacity: Int, checksum: Checksum.Algorithm?) {
-        self.descriptor = descriptor
+        writer = StreamWriter(descriptor: descriptor)
         self.capacity = capacity
         ring = .allocate(byteCount: capacity, alignment: 64)
         digest = checksum.flatMap { Digest($0.digest) }
@@ -66,28 +66,35 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
 
     func startWriteback(_ range: ByteRange) {}
 
-    /// Writes to the descriptor whatever is ready in order, waiting up to `seconds` for more.
-    /// Returns the bytes emitted so far.
+    /// Writes to the descriptor whatever is ready in order, for up to `seconds`: it returns by
+    /// then even while bytes are ready (a slow reader must not hold the caller's other duties:
+    /// the low-speed limit, a stop) and as soon as `stopped()` holds. Returns the bytes
+    /// emitted so far: exactly what the descriptor took.
     @discardableResult
-    func drain(waiting seconds: Double) throws(FastgetError) -> Int64 {
+    func drain(waiting seconds: Double, unless stopped: () -> Bool = { false }) throws(FastgetError) -> Int64 {
         let deadline = MonotonicClock.seconds() + seconds
-        while true {
+        while !stopped() {
             // Take the next run of ready bytes (without holding the lock while writing).
             let run = monitor.locked { () -> (start: Int64, end: Int64)? in
-                while filled[emitted] == nil && !stopped {
+                while filled[emitted] == nil && !self.stopped {
                     if !monitor.wait(until: deadline) { break }
                 }
                 guard let end = filled[emitted] else { return nil }
                 return (emitted, end)
             }
-            guard let run else { return bytesEmitted }
-            try emit(run.start, run.end)
-            monitor.locked {
-                filled[run.start] = nil
-                emitted = run.end
-                monitor.broadcast()
+            guard let run else { break }
+            let end = try emit(run.start, run.end, until: deadline, unless: stopped)
+            if end > run.start {
+                monitor.locked {
+                    filled[run.start] = nil
+                    if end < run.end { filled[end] = run.end }
+                    emitted = end
+                    monitor.broadcast()
+                }
             }
+            if MonotonicClock.seconds() >= deadline { break }
         }
+        return bytesEmitted
     }
 
     /// Whether bytes wait in the window that have not been written out.
@@ -104,19 +111,29 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
     /// The digest of everything emitted, in hex.
     func finishDigest() -> String? { digest?.finish() }
 
-    private func emit(_ start: Int64, _ end: Int64) throws(FastgetError) {
+    /// Writes `[start, end)` from the ring until it is out, `deadline` passes or `stopped()`
+    /// holds, looking at both after each write and at least every `stopCheck` while the
+    /// descriptor has no room. Returns where it got to.
+    private func emit(_ start: Int64, _ end: Int64, until deadline: Double, unless stopped: () -> Bool) throws(FastgetError) -> Int64 {
         var position = start
         while position < end {
             let at = Int(position % Int64(capacity))
             let count = min(Int(end - position), capacity - at)
             let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(ring)[at..<(at + count)])
-            digest?.update(bytes)
+            let written: Int
             do {
-                try FileDescriptor.write(bytes, to: descriptor)
+                written = try writer.write(bytes, waiting: min(ReorderWindow.stopCheck, deadline - MonotonicClock.seconds()))
             } catch {
                 throw FastgetError(.localIO, "cannot write the stream: \(error.reason)")
             }
-            position += Int64(count)
+            digest?.update(UnsafeRawBufferPointer(rebasing: bytes[0..<written]))
+            position += Int64(written)
+            // A slow reader takes a piece at a time: look at the time and the stop after each.
+            if stopped() || MonotonicClock.seconds() >= deadline { break }
         }
+        return position
     }
+
+    /// How long a write waits for room before it looks at the stop again.
+    static let stopCheck = 0.05
 }
