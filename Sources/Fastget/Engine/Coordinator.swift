@@ -61,7 +61,7 @@ struct Coordinator {
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             if let window {
                 do throws(FastgetError) {
-                    try window.drain(waiting: options.progressInterval, unless: { transfer.control.isStopped })
+                    try window.drain(waiting: options.progressInterval, unless: { transfer.control.isInterrupted })
                 } catch {
                     transfer.control.fail(error) // the reader went away (EPIPE) or the disk is full
                 }
@@ -117,13 +117,20 @@ struct Coordinator {
         progress(snapshot())
     }
 
-    /// Writes out what the workers left in the window, reporting progress, until it is out or
-    /// the transfer stops (a reader that takes nothing must not hold a stop).
+    /// Writes out what the workers left in the window, reporting progress, until it is out, the
+    /// transfer is interrupted (a reader that takes nothing must not hold a stop), or, after a
+    /// failure, the reader took nothing for `timeout` (the bytes before the failure are the
+    /// file's true prefix, worth handing over, but not worth waiting for without end).
     private func drainTail(_ window: ReorderWindow, progress: (DownloadProgress) -> Void) {
+        var lastMove = MonotonicClock.seconds()
         do throws(FastgetError) {
-            while window.hasPending, transfer.control.failure == nil, !transfer.control.isStopped {
-                try window.drain(waiting: transfer.options.progressInterval, unless: { transfer.control.isStopped })
+            while window.hasPending, !transfer.control.isInterrupted {
+                let before = window.bytesEmitted
+                let after = try window.drain(waiting: transfer.options.progressInterval, unless: { transfer.control.isInterrupted })
                 progress(snapshot())
+                let now = MonotonicClock.seconds()
+                if after > before { lastMove = now }
+                if transfer.control.failure != nil, now - lastMove >= transfer.options.timeout { break }
             }
         } catch {
             transfer.control.fail(error)

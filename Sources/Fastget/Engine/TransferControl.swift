@@ -21,6 +21,10 @@ final class TransferControl: Sendable {
     private let lostRanges = Atomic<Bool>(false)
 
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
+    /// Whether it was stopped from outside (`stop(reason:)`: Ctrl-C, `--max-time`, cancel), not
+    /// by a failure of its own.
+    var isInterrupted: Bool { interrupted.load(ordering: .acquiring) }
+    private let interrupted = Atomic<Bool>(false)
     /// The first failure, if any.
     var failure: FastgetError? { firstFailure.withLock { $0 } }
     /// Why `stop(reason:)` was called ("download paused", "download cancelled").
@@ -32,6 +36,7 @@ final class TransferControl: Sendable {
 
     func stop(reason: String) {
         stopMessage.withLock { $0 = reason }
+        interrupted.store(true, ordering: .releasing)
         stop()
     }
 
