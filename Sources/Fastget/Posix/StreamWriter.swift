@@ -8,12 +8,16 @@ package struct StreamWriter {
     package let descriptor: Int32
     /// A regular file (or block device) takes any write at once; it needs no poll.
     private let takesAnything: Bool
+    /// A pipe tells how much room it has (its size less what is unread), so a write there can
+    /// be as large as that room instead of PIPE_BUF: 4 KiB writes cost `-o -` a third of its speed.
+    private let isPipe: Bool
 
     package init(descriptor: Int32) {
         self.descriptor = descriptor
         var info = stat()
         let kind = fstat(descriptor, &info) == 0 ? FileSystem.kind(mode: info.st_mode) : nil
         takesAnything = kind == .regular || kind == .blockDevice
+        isPipe = kind == .fifo
     }
 
     /// Writes some of `bytes`, waiting up to `seconds` for room; returns how many it wrote (0
@@ -29,11 +33,26 @@ package struct StreamWriter {
             if ready <= 0 { return 0 }
             // POLLOUT on a pipe promises room for PIPE_BUF bytes; a larger write would wait
             // for the reader to take the rest.
-            count = min(count, StreamWriter.atomicPipeWrite)
+            count = min(count, max(StreamWriter.atomicPipeWrite, isPipe ? pipeRoom() : 0))
         }
         return try writeStep("write", UnsafeRawBufferPointer(rebasing: bytes[0..<count])) { Glibc.write(descriptor, $0, $1) }
     }
 
     /// PIPE_BUF on Linux.
     static let atomicPipeWrite = 4096
+
+    /// The bytes the pipe takes now without blocking: its capacity (`F_GETPIPE_SZ`) less what
+    /// its reader has not taken (`FIONREAD`); 0 when either is unknown. Another writer of the
+    /// same pipe could take some room meanwhile; then the write waits for the reader, as any
+    /// write to a shared pipe does. The corresponding C functions are `fcntl` and `ioctl`.
+    private func pipeRoom() -> Int {
+        let capacity = fcntl(descriptor, StreamWriter.getPipeSize)
+        var unread: Int32 = 0
+        guard capacity > 0, ioctl(descriptor, StreamWriter.bytesUnread, &unread) == 0 else { return 0 }
+        return max(0, Int(capacity) - Int(unread))
+    }
+
+    /// `F_GETPIPE_SZ` and `FIONREAD` (Linux), which the Glibc module does not export.
+    private static let getPipeSize: Int32 = 1032
+    private static let bytesUnread = UInt(0x541B)
 }
