@@ -153,7 +153,7 @@ enum OptionValue {
             throw UsageError(message: "option \(name) must not contain a line break or NUL byte")
         }
         // Nor any other control character (RFC 9110 5.5): servers and proxies differ on them.
-        guard !containsControlCharacter(text) else { throw UsageError(message: "option \(name) must not contain a control character") }
+        guard !UserHeaderField.holdsControlCharacter(text) else { throw UsageError(message: "option \(name) must not contain a control character") }
     }
 
     /// `-u USER[:PASSWORD]`: no password means an empty one.

@@ -20,7 +20,9 @@ public struct DownloadPlan: Sendable {
     public struct Continuation: Sendable, Equatable {
         /// `aria2` or `axel`.
         public let tool: String
+        /// Its path, beside the output.
         public let stateFile: String
+        /// The bytes it marks done, which the run keeps.
         public let bytesDone: Int64
     }
 

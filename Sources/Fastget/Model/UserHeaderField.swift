@@ -28,6 +28,11 @@ public enum UserHeaderField {
         return nil
     }
 
+    /// Whether `value` holds a control character other than HTAB (RFC 9110 §5.5): CR, LF and
+    /// NUL would end the field it goes into, and servers and proxies differ on the others, so
+    /// no field value fastget sends carries one.
+    public static func holdsControlCharacter(_ value: String) -> Bool { containsControlCharacter(value) }
+
     /// The fields of a request: fastget's own (`standard`, in order), each replaced by the user's
     /// last field of the same name (`user`; one value, never a second copy) or removed when that
     /// one is empty; the user's other fields follow, those with an empty value left out.
