@@ -209,8 +209,9 @@ extension Download {
         guard length >= 0, !start.segmented || start.table.isComplete else {
             throw FastgetError(.protocolViolation, "the transfer ended before the file was complete")
         }
+        let checksum = expectedChecksum(transfer.resource, recorded: start.recordedDigest)
         do throws(FastgetError) {
-            if let checksum = expectedChecksum(transfer.resource, recorded: start.recordedDigest) {
+            if let checksum {
                 try verify(checksum, start, length: length, buffers: buffers, transfer: transfer, tell: tell)
             }
             // The final fsync may take long and cannot be interrupted: not begun after a stop.
@@ -224,7 +225,7 @@ extension Download {
                 length: length, validator: Validator(transfer.resource), segments: [])
             let modified = options.remoteTime ? transfer.resource.lastModified.flatMap(HTTPDate.seconds) : nil
             // Bytes nothing checked (another program's, kept by `-c`) never make a file complete.
-            let checked = !start.keptUnchecked || expectedChecksum(transfer.resource, recorded: start.recordedDigest) != nil
+            let checked = !start.keptUnchecked || checksum != nil
             // A journal claiming every byte, durable before the rename: only such a journal
             // lets a rerun that finds it beside the final file call that file complete.
             if let checkpointer = start.checkpointer, FileSystem.exists(checkpointer.path) { _ = try? checkpointer.checkpoint(start.table) }
