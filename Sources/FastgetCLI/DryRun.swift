@@ -23,14 +23,15 @@ enum DryRun {
     static func lines(_ plan: DownloadPlan, _ invocation: Invocation) -> [(String, String)] {
         let resource = plan.resource
         let planText: String
-        if plan.ranges.count == 1 && !resource.isSegmentable {
-            planText = "one stream (the server serves no byte ranges)"
-        } else if invocation.options.segments == nil && plan.ranges.count <= 1 {
-            planText = "auto: one connection first, more while they help"
+        if plan.connections == .fixed(1) && !resource.isSegmentable {
+            planText = "one stream (" + (resource.acceptsRanges ? "the length is unknown" : "the server serves no byte ranges") + ")"
+        } else if case .automatic = plan.connections, plan.ranges.count <= 1 {
+            planText = plan.connections.text
         } else {
             planText =
                 Summary.counted(plan.ranges.count, "range") + ": "
                 + plan.ranges.prefix(4).map { "\($0.start)-\($0.end - 1)" }.joined(separator: ", ") + (plan.ranges.count > 4 ? ", …" : "")
+                + "; " + plan.connections.text
         }
         let journal: String =
             switch plan.journal {
@@ -72,9 +73,29 @@ enum DryRun {
             ("digest", JSON.optional(resource.announcedDigest?.description)),
             ("name", .string(plan.destination)), ("exists", .bool(plan.destinationExists)),
             ("plan", .array(plan.ranges.map { .array([.int($0.start), .int($0.end)]) })),
+            ("connections", plan.connections.json),
             ("journal", .object(journal)),
             ("mirrors", .array(resource.announcedMirrors.map { .string($0.url.description) })),
         ]
+    }
+}
+
+extension DownloadPlan.Connections {
+    /// "4 connections", "auto: one connection first, more while they help, up to 16": what
+    /// the dry run and `-v` say of the count.
+    var text: String {
+        switch self {
+        case .fixed(let count): Summary.counted(count, "connection")
+        case .automatic(let most): "auto: one connection first, more while they help, up to \(most)"
+        }
+    }
+
+    /// `{"count": 4}`, `{"auto": true, "up_to": 16}`.
+    var json: JSON {
+        switch self {
+        case .fixed(let count): .object([("count", .int(Int64(count)))])
+        case .automatic(let most): .object([("auto", .bool(true)), ("up_to", .int(Int64(most)))])
+        }
     }
 }
 

@@ -22,13 +22,16 @@ enum Verbose {
         }
     }
 
-    /// `-v`, after the download: what it took (connections, TLS handshakes, steals, hedges, retries).
+    /// `-v`, after the download: the connection count planned, then what it took (connections,
+    /// TLS handshakes, steals, hedges, retries), last, as scripts read it.
     static func totals(_ report: DownloadReport) -> String {
         var tls = ""
         if report.fullHandshakes + report.resumedHandshakes > 0 {
             tls = " (TLS handshakes: \(report.fullHandshakes) full, \(report.resumedHandshakes) resumed)"
         }
-        return
-            "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
+        // The plan, as the dry run would have said it, and how many ran at once under it.
+        let plan = report.plannedConnections.map { "fastget: planned \($0.text); at most \(report.workers) at once\n" } ?? ""
+        return plan
+            + "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
     }
 }

@@ -32,26 +32,41 @@ extension Download {
             at: files.journal, partPath: files.part, header: header, continuing: options.continuePartial)
         var ranges: [ByteRange]
         var continuation: DownloadPlan.Continuation?
-        if journal == nil, options.continuePartial, !options.overwrite, destinationExists, let length = resource.length,
+        if writesAsStream, resource.isSegmentable {
+            ranges = Download.orderedRanges(resource) // no journal, no `-c`: the whole file, in units
+        } else if !writesAsStream, journal == nil, options.continuePartial, !options.overwrite, destinationExists, let length = resource.length,
             let foreign = try ForeignState.beside(destination, length: length)
         {
             // What the run would continue from, read and refused the same way.
             let (entries, done) = try StartPoint.entries(continuing: destination, from: foreign, length: length, options: options)
             ranges = entries.filter { $0.written < $0.end }.map { ByteRange(start: $0.written, end: $0.end) }
             continuation = DownloadPlan.Continuation(tool: foreign.tool.rawValue, stateFile: foreign.path, bytesDone: done)
-        } else if let journal, resource.isSegmentable {
-            let records =
-                options.segments.map {
-                    SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
-                } ?? journal.segments
-            ranges = records.filter { $0.written < $0.end }.map { ByteRange(start: $0.written, end: $0.end) }
+        } else if !writesAsStream, let journal, resource.isSegmentable {
+            ranges = SegmentPlan.resumed(journal.segments, options: options).filter { $0.written < $0.end }.map {
+                ByteRange(start: $0.written, end: $0.end)
+            }
         } else if resource.isSegmentable, let length = resource.length {
             ranges = SegmentPlan.ranges(length: length, options: options)
         } else {
             ranges = resource.length.map { [ByteRange(start: 0, end: $0)] } ?? []
         }
+        let plan = ConnectionPlan.resolve(
+            options,
+            ConnectionPlan.Work(
+                ranged: resource.isSegmentable, inOrder: writesAsStream, unfinished: ranges.count,
+                remaining: ranges.reduce(0) { $0 + $1.count }, hosts: hosts(serving: resource)),
+            cap: session.maximumConnectionsPerHost)
         return DownloadPlan(
             resource: resource, destination: destination, destinationExists: destinationExists, ranges: ranges,
-            journal: state, continuation: continuation)
+            journal: state, continuation: continuation, connections: plan.connections)
+    }
+
+    /// The hosts a run would fetch from if every mirror passed its probe: the server's, the
+    /// given mirrors', and the announced ones' when a digest would check their bytes.
+    private func hosts(serving resource: RemoteResource) -> Int {
+        let announced = options.mirrorsFromHeaders && expectedChecksum(resource) != nil ? resource.announcedMirrors.map(\.url) : []
+        var hosts = [resource.url.host]
+        for mirror in mirrorURLs + announced where !hosts.contains(mirror.host) { hosts.append(mirror.host) }
+        return hosts.count
     }
 }

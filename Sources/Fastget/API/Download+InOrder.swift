@@ -10,6 +10,16 @@ extension Download {
     /// …and at least this many read buffers' worth.
     static let minimumWindowBuffers = 4
 
+    /// The units a file written out in order is fetched in: `orderedUnit`s, at most
+    /// `maximumOrderedUnits` of them; the whole file (perhaps of unknown length) without ranges.
+    static func orderedRanges(_ resource: RemoteResource) -> [ByteRange] {
+        let length = resource.length ?? 0
+        guard resource.isSegmentable else { return [ByteRange(start: 0, end: length)] }
+        return SegmentPlan.tiles(
+            length: length, segments: Int(min(Download.maximumOrderedUnits, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
+            minimumSize: Download.orderedUnit)
+    }
+
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
     /// `path` is what the report names ("-": standard output).
     func writeInOrder(
@@ -18,21 +28,16 @@ extension Download {
     ) throws(FastgetError) -> DownloadReport {
         let resource = try probe(requester)
         var options = self.options
-        options.segments = SegmentPlan.fixedCount(options, cap: cap)
         options.stealing = false
         options.hedging = false
         let segmented = resource.isSegmentable
         // Without ranges a retry would start again at byte 0, behind what already went out.
         if !segmented { options.retries = 0 }
         let length = resource.length ?? 0
-        let ranges =
-            segmented
-            ? SegmentPlan.tiles(
-                length: length,
-                segments: Int(min(Download.maximumOrderedUnits, (length + Download.orderedUnit - 1) / Download.orderedUnit)),
-                minimumSize: Download.orderedUnit)
-            : [ByteRange(start: 0, end: length)]
-        let workers = segmented ? SegmentPlan.workers(unfinished: ranges.count, options: options) : 1
+        let ranges = Download.orderedRanges(resource)
+        let plan = ConnectionPlan.resolve(
+            options, ConnectionPlan.Work(ranged: segmented, inOrder: true, unfinished: ranges.count, remaining: length), cap: cap)
+        let workers = plan.first
         let window = ReorderWindow(
             descriptor: descriptor,
             capacity: max(
@@ -53,7 +58,7 @@ extension Download {
         begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
         defer { control.withLock { $0.transfer = nil } }
         let coordinator = Coordinator(
-            transfer: transfer, table: SegmentTable(ranges: ranges), workers: workers,
+            transfer: transfer, table: SegmentTable(ranges: ranges), plan: plan,
             checkpointer: nil, segmented: segmented, started: started, window: window)
         do {
             try run(coordinator, progress: progress, notice: notice)
@@ -81,6 +86,7 @@ extension Download {
             path: path, bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
             resumedBytes: 0, resource: resource)
         streamed.streamed = true
+        streamed.plannedConnections = plan.connections
         streamed.verifiedDigest = expectedChecksum(resource) // checked above
         return streamed
     }

@@ -78,6 +78,7 @@ extension Download {
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
                 resource: resource)
             done.verifiedDigest = expectedChecksum(resource, recorded: start.recordedDigest) // finish checked it
+            done.plannedConnections = coordinator.plan.connections
             return done
         }
     }
@@ -149,28 +150,24 @@ extension Download {
         return transfer
     }
 
-    /// The pass over `start`: a fixed count of workers, or an automatic one for a ranged
-    /// download without `options.segments`.
+    /// The pass over `start`, with the count its plan gives: fixed, or automatic, growing up to
+    /// the session's per-host cap on each host of the file's servers (mirrors on one host share
+    /// its cap), each connection past the first reserved from that host's allowance.
     private func coordinator(for transfer: Transfer, _ start: StartPoint, session: Session, started: Double) -> Coordinator {
-        let workers = start.segmented ? SegmentPlan.workers(unfinished: start.table.unfinishedCount, options: options) : 1
-        return Coordinator(
-            transfer: transfer, table: start.table, workers: workers,
-            checkpointer: start.checkpointer, segmented: start.segmented, started: started,
-            automatic: start.segmented && options.segments == nil ? automaticCount(transfer, session) : nil)
-    }
-
-    /// An automatic count grows up to the session's per-host cap on each host of the file's
-    /// servers (mirrors on one host share its cap), and at most to the most connections a
-    /// download has.
-    private func automaticCount(_ transfer: Transfer, _ session: Session) -> Coordinator.AutomaticCount {
         var hosts: [String] = []
         for source in transfer.sources where !hosts.contains(transfer.url(of: source).host) {
             hosts.append(transfer.url(of: source).host)
         }
+        let plan = ConnectionPlan.resolve(
+            options,
+            ConnectionPlan.Work(
+                ranged: start.segmented, unfinished: start.table.unfinishedCount,
+                remaining: start.table.segments.reduce(0) { $0 + max(0, $1.remaining) }, hosts: hosts.count),
+            cap: session.maximumConnectionsPerHost)
         let allowances = hosts.map(session.allowance)
-        return Coordinator.AutomaticCount(
-            maximum: min(Session.connectionRange.upperBound, session.maximumConnectionsPerHost * hosts.count),
-            allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
+        return Coordinator(
+            transfer: transfer, table: start.table, plan: plan, checkpointer: start.checkpointer, segmented: start.segmented,
+            started: started, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
     }
 
     /// Whether the probe may be the file's first GET (`Prober.open`): when nothing of an

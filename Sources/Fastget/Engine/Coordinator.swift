@@ -4,8 +4,10 @@
 struct Coordinator {
     let transfer: Transfer
     let table: SegmentTable
+    /// How many workers: `plan.first` to start with, up to `plan.most`.
+    let plan: ConnectionPlan
     /// Worker threads to start, each with one buffer of `buffers` and one connection at a time.
-    let workers: Int
+    var workers: Int { plan.first }
     let buffers: BufferPool
     let checkpointer: (any Checkpointing)?
     let segmented: Bool
@@ -13,16 +15,21 @@ struct Coordinator {
     /// When the file streams to a descriptor: this thread writes it out, in order.
     let window: ReorderWindow?
 
+    /// `allowance`: the per-host cap shared with other downloads, for an automatic `plan`.
     init(
-        transfer: Transfer, table: SegmentTable, workers: Int, checkpointer: (any Checkpointing)?, segmented: Bool,
-        started: Double, window: ReorderWindow? = nil, automatic: AutomaticCount? = nil
+        transfer: Transfer, table: SegmentTable, plan: ConnectionPlan, checkpointer: (any Checkpointing)?, segmented: Bool,
+        started: Double, window: ReorderWindow? = nil, allowance: (any ConnectionAllowance)? = nil
     ) {
-        precondition(workers >= 1)
+        precondition(plan.first >= 1)
         self.transfer = transfer
         self.table = table
-        self.workers = workers
-        self.automatic = automatic
-        buffers = BufferPool(count: max(workers, automatic?.maximum ?? 1), size: transfer.options.bufferSize)
+        self.plan = plan
+        if case .automatic(_, let maximum) = plan.count, let allowance {
+            automatic = AutomaticCount(maximum: maximum, allowance: allowance)
+        } else {
+            automatic = nil
+        }
+        buffers = BufferPool(count: plan.most, size: transfer.options.bufferSize)
         self.checkpointer = checkpointer
         self.segmented = segmented
         self.started = started

@@ -1,18 +1,14 @@
 package enum SegmentPlan {
-    /// The ranges a fresh download of `length` bytes starts with: `options.segments` of them,
-    /// none smaller than `options.minimumSegmentSize`. With an automatic count, one: the first
-    /// connection streams the whole file, and each connection added later takes over the second
-    /// half of the range with the longest time to go. (Without stealing, 16 ranges for the
-    /// added connections to claim.)
+    /// The ranges a fresh download of `length` bytes starts with:
+    /// `ConnectionPlan.freshSegments` of them, none smaller than `options.minimumSegmentSize`.
     static func ranges(length: Int64, options: DownloadOptions) -> [ByteRange] {
-        tiles(length: length, segments: options.segments ?? (options.stealing ? 1 : 16), minimumSize: options.minimumSegmentSize)
+        tiles(length: length, segments: ConnectionPlan.freshSegments(options), minimumSize: options.minimumSegmentSize)
     }
 
-    /// Worker threads to start with for a table with `unfinished` segments: one per unfinished
-    /// segment, up to `options.segments` (a resumed journal may hold more segments, from steals,
-    /// than that); one with an automatic count, which adds the others as they help.
-    static func workers(unfinished: Int, options: DownloadOptions) -> Int {
-        min(options.segments ?? 1, max(1, unfinished))
+    /// A resumed journal's segments for this run: with a fixed count, re-split to it
+    /// (`resplit`); with an automatic one as they are, as added connections split by stealing.
+    static func resumed(_ records: [SegmentRecord], options: DownloadOptions) -> [SegmentRecord] {
+        options.segments.map { resplit(records, segments: $0, minimumSize: options.minimumSegmentSize) } ?? records
     }
 
     /// A resumed journal's segments, the unfinished ones split (largest unwritten part first,
@@ -33,10 +29,6 @@ package enum SegmentPlan {
         }
         return records
     }
-
-    /// The fixed count where an automatic one does not apply (a file written out in order):
-    /// 8, within the per-host cap.
-    static func fixedCount(_ options: DownloadOptions, cap: Int) -> Int { options.segments ?? min(8, cap) }
 
     /// Splits `[0, length)` into at most `segments` contiguous ranges of nearly equal size, none
     /// smaller than `minimumSize` (except when the whole file is smaller). The ranges tile the

@@ -8,13 +8,16 @@ public struct DownloadPlan: Sendable {
     /// Whether something already exists there.
     public let destinationExists: Bool
     /// The ranges a run would fetch: a fresh start's plan, or what a resumable journal leaves;
-    /// one range for a single stream, none when the length is unknown.
+    /// the units of a file written out in order; one range for a single stream, none when the
+    /// length is unknown.
     public let ranges: [ByteRange]
     /// The journal beside the destination, and whether a run would resume from it.
     public let journal: JournalState
     /// The other tool's state file `-c` would continue from (aria2's `NAME.aria2`, axel's
     /// `NAME.st`); nil when there is none or a journal is resumed instead.
     public var continuation: Continuation? = nil
+    /// How many connections a run would use: the same value the run decides its count from.
+    public var connections: Connections = .fixed(1)
 
     /// Another tool's state file a run would continue from, and how much it marks done.
     public struct Continuation: Sendable, Equatable {
@@ -34,5 +37,20 @@ public struct DownloadPlan: Sendable {
         case resumable(bytesOnDisk: Int64)
         /// A run would start over, for this reason.
         case unusable(String)
+    }
+}
+
+extension DownloadPlan {
+    /// How many connections a run uses (`DownloadPlan.connections`,
+    /// `DownloadReport.plannedConnections`).
+    public enum Connections: Sendable, Equatable {
+        /// This many from the start: `DownloadOptions.segments` (at most one per range left),
+        /// eight within the per-host cap for a file written out in order, or one for a single
+        /// stream and for a file small enough to come in one request.
+        case fixed(Int)
+        /// An automatic count: one connection first, more while they help, up to `upTo` (the
+        /// session's per-host cap on each host serving the file; a mirror whose probe fails at
+        /// the start of a run takes its host's share away).
+        case automatic(upTo: Int)
     }
 }

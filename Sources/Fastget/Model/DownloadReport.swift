@@ -40,6 +40,10 @@ public struct DownloadReport: Sendable {
     /// The digest the file was checked against and matched (`--checksum`, the server's, or the
     /// one a resumed journal kept); nil when none was checked.
     public var verifiedDigest: Checksum?
+    /// The connections the run planned, from the same decision `Download.dryRun()` reports as
+    /// `DownloadPlan.connections` (after a restart, the last pass's); nil when nothing had to
+    /// be fetched. `workers` says how many ran at once.
+    public var plannedConnections: DownloadPlan.Connections?
 }
 
 /// One server of a download with mirrors: what came from it, and why it was dropped if it was.

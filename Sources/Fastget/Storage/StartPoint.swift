@@ -110,10 +110,7 @@ struct StartPoint {
         (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
         (resumed.keptUnchecked, resumed.adoptedState) = (journal.keptUnchecked, journal.adoptedState)
         resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
-        let segments =
-            options.segments.map {
-                SegmentPlan.resplit(journal.segments, segments: $0, minimumSize: options.minimumSegmentSize)
-            } ?? journal.segments
+        let segments = SegmentPlan.resumed(journal.segments, options: options)
         return StartPoint(
             output: output, table: SegmentTable(journal: segments),
             checkpointer: Checkpointer(path: SidecarFiles(destination).journal, output: output, header: resumed),
