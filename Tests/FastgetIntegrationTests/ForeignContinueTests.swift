@@ -165,7 +165,7 @@ import Testing
         try Data(state).write(to: URL(fileURLWithPath: directory.file("f.bin.aria2")))
         let plan = try run(arguments, in: directory)
         #expect(plan.status == 0, "\(plan.stderr)")
-        #expect(plan.stdout.contains("\nplan       2 ranges: \(mib)-\(2 * mib - 1), \(3 * mib)-\(4 * mib - 1)\n"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("\nplan       2 ranges: \(mib)-\(2 * mib - 1), \(3 * mib)-\(4 * mib - 1); 1 connection\n"), "\(plan.stdout)")
         #expect(
             plan.stdout.contains("\ncontinues  from f.bin.aria2: aria2 marks \(2 * mib) bytes done; the rest is fetched\n"),
             "\(plan.stdout)")
