@@ -1,10 +1,26 @@
 /// Chooses how many connections a download with an automatic count uses, from the throughput
-/// the coordinator measures: one to start; more while each added connection raises the total
-/// by a meaningful share of what a connection carried before; the last step taken back when it
-/// did not help. Growth is multiplicative while added connections carry about as much as the
-/// ones before (a per-connection cap: 16 help as much as 4), additive while they help a little,
-/// and the count then settles, trying one more now and then (AIMD: the increase probes, a step
-/// that does not pay is undone at once).
+/// the coordinator measures.
+///
+/// The rule: one connection to start. Each measurement is a `ThroughputWindow`: it starts once
+/// every connection delivers and a ramp of two request latencies has passed (a new
+/// connection's slow start), and ends when it is steady or at its longest, a whole number of
+/// seconds, at least four request latencies (about eight round trips). A step up is judged by
+/// what each added connection brought, against a per-connection baseline measured just before
+/// the step (the larger of that rate and what the earlier connections carry in the window after
+/// it: a short stall before does not make idle additions look useful, and on a shared link the
+/// earlier connections slow down, which shows). Growth is ×4 while added connections carry
+/// about what the earlier ones did (a per-connection cap or a lossy path: 16 help as much as
+/// 4), ×2 while they bring a good share, +1 while they help a little; a step that brings less
+/// than a tenth of a connection each is undone at once, and the count settles.
+///
+/// Why a burst or loss noise cannot fool it: windows are never judged on less than a steady
+/// measurement or a whole second (a server's per-second allowance, a sawtooth), and windows
+/// follow each other without a gap, so a settled count's rate is measured again and again and
+/// a later try is judged against the rate just before it, never against one from a burst
+/// long gone. A settled count tries a quarter more connections (at least one) after
+/// `reprobeInterval`, doubling the interval after each try that did not pay, up to
+/// `longestReprobeInterval`; it stops growing at the per-host cap, or when what is left would
+/// be done before more connections could be judged.
 ///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes.
 struct ConnectionGovernor {
@@ -18,27 +34,38 @@ struct ConnectionGovernor {
     private(set) var maximum: Int
     /// The count now.
     private(set) var count: Int
-    /// The count and throughput before the last step up (nil before the first measurement).
-    private var before: (count: Int, rate: Double)?
-    /// When the current count took effect, and when its measurement began (once every
-    /// connection delivers), with the bytes by then, all and the earlier connections'.
+    /// When the current count took effect.
     private(set) var changedAt: Double
-    private var window: (start: Double, bytes: Int64, earlier: Int64)?
-    /// Settled: no step pending; the rate then, and when the count was last tried higher.
-    private var settled: (rate: Double, at: Double)?
-    /// The last rate measured.
-    private var lastRate = 0.0
+    /// When every connection of the current count first delivered (nil: not yet).
+    private var deliveringSince: Double?
+    /// The measurement under way (nil during the ramp).
+    private var window: ThroughputWindow?
+    /// The count and throughput before a step being judged.
+    private var before: (count: Int, rate: Double, spread: Double)?
+    /// Settled: when to try more connections next.
+    private var nextProbe: Double?
+    private var probeInterval = ConnectionGovernor.reprobeInterval
+    /// The bytes at the last tick, and since when they have not moved.
+    private var quiet: (bytes: Int64, since: Double) = (0, 0)
 
-    /// Seconds a measurement lasts, at least…
-    static let window = 0.15
-    /// …and until this many bytes came in, or `longestWindow` passed.
-    static let windowBytes: Int64 = 128 * 1024
+    /// A measurement lasts at least this many seconds (and two request latencies)…
+    static let shortestWindow = 0.15
+    /// …and at most a whole number of seconds, at least this many.
     static let longestWindow = 1.0
+    /// Seconds after every connection delivers before a measurement starts, at least.
+    static let ramp = 0.1
+    /// Seconds every connection must have been silent, at least (and four request latencies),
+    /// for a pause: a link that is the limit is never idle while connections wait on it, so a
+    /// pause means something holds each connection back (a server's per-connection rate, a
+    /// lossy path's timeouts), and more connections cannot slow the others down.
+    static let pause = 0.3
     /// Seconds after a change within which every connection should deliver; past it, the
     /// measurement starts anyway (a connection with nothing to take delivers nothing).
     static let startupLimit = 1.0
-    /// A settled count tries one more connection this often.
+    /// A settled count tries more connections after this many seconds, then after twice as
+    /// many each time a try did not pay, up to the longest.
     static let reprobeInterval = 4.0
+    static let longestReprobeInterval = 32.0
     /// Shares of an existing connection's throughput that each added one must bring: for
     /// growing ×4, ×2, +1; below the last, the step is undone.
     static let linearShare = 0.75
@@ -52,15 +79,20 @@ struct ConnectionGovernor {
         changedAt = now
     }
 
-    /// Whether a measurement is pending (not settled): the coordinator then ticks more often.
-    var isMeasuring: Bool { settled == nil }
+    /// Whether the coordinator should tick often: always, but for a count settled at its cap.
+    var isMeasuring: Bool { before != nil || nextProbe == nil || count < maximum }
+
+    /// Seconds of the ramp, the shortest and the longest measurement, for a request latency.
+    static func timing(latency: Double) -> (ramp: Double, shortest: Double, longest: Double) {
+        let longest = max(longestWindow, 4 * latency)
+        return (max(ramp, 2 * latency), max(shortestWindow, 2 * latency), longest.rounded(.up))
+    }
 
     /// Called on every coordinator tick.
     /// - Parameters:
     ///   - bytes: all bytes written so far.
     ///   - earlier: bytes written so far by the connections started before `changedAt` (those
-    ///     the last step added to): in the same window as the total, they show what those
-    ///     connections carry now, when the measurement before the step was short of it.
+    ///     the last step added to).
     ///   - streaming: how many connections have delivered body bytes since the count changed.
     ///   - remaining: bytes still to fetch.
     ///   - latency: seconds a request takes to be answered (a new connection's setup included).
@@ -68,86 +100,107 @@ struct ConnectionGovernor {
     mutating func tick(
         now: Double, bytes: Int64, earlier: Int64 = 0, streaming: Int, remaining: Int64, latency: Double
     ) -> Change? {
-        if let settled {
-            guard count < maximum, now - settled.at >= ConnectionGovernor.reprobeInterval else { return nil }
-            guard worthGrowing(rate: settled.rate, remaining: remaining, latency: latency) else { return nil }
-            return step(to: count + 1, rate: settled.rate, now: now, reason: "trying one more connection")
+        let timing = ConnectionGovernor.timing(latency: latency)
+        if bytes != quiet.bytes { quiet = (bytes, now) }
+        if deliveringSince == nil {
+            guard streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit else { return nil }
+            deliveringSince = now
+            quiet = (bytes, now)
         }
-        guard let window else {
-            if streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit {
-                self.window = (now, bytes, earlier)
-            }
+        let silent = now - quiet.since
+        if silent >= max(ConnectionGovernor.pause, 4 * latency), count < maximum, remaining > 0 {
+            // No baseline from before: the step is judged against what the earlier
+            // connections carry beside the added ones.
+            before = nil
+            let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
+            if let change = step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason) { return change }
+        }
+        guard var window else {
+            if now - deliveringSince! >= timing.ramp { window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier) }
             return nil
         }
-        let seconds = now - window.start
-        let received = bytes - window.bytes
-        guard seconds >= ConnectionGovernor.window,
-            received >= ConnectionGovernor.windowBytes || seconds >= ConnectionGovernor.longestWindow
-        else { return nil }
-        let rate = Double(received) / seconds
-        lastRate = rate
-        let earlierRate = Double(earlier - window.earlier) / seconds
-        return judge(rate: rate, earlierRate: earlierRate, now: now, remaining: remaining, latency: latency)
+        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: timing.shortest, longest: timing.longest) else {
+            self.window = window
+            return nil
+        }
+        // The next measurement starts at once: a settled count's rate stays current.
+        self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+        if let before { return judge(rates, before: before, now: now, remaining: remaining, latency: latency) }
+        if let nextProbe {
+            guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
+                return nil
+            }
+            return step(to: count + max(1, count / 4), rates: rates, now: now, reason: "trying more connections")
+        }
+        guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
+            settle(now: now)
+            return nil
+        }
+        return step(to: count * 4, rates: rates, now: now, reason: "measuring whether more connections help")
     }
 
-    /// The step after a measurement of `rate` at `count` connections, of which those there
-    /// before the step carried `earlierRate`.
-    private mutating func judge(rate: Double, earlierRate: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
-        guard let before else {
-            guard count < maximum, worthGrowing(rate: rate, remaining: remaining, latency: latency) else {
-                return settle(rate: rate, now: now)
-            }
-            return step(to: count * 4, rate: rate, now: now, reason: "measuring whether more connections help")
-        }
+    /// The step after a measurement at `count` connections, taken up from `before`.
+    private mutating func judge(
+        _ rates: ThroughputWindow.Rates, before: (count: Int, rate: Double, spread: Double), now: Double, remaining: Int64,
+        latency: Double
+    ) -> Change? {
         let added = count - before.count
-        // What the earlier connections carry is the larger of their rate before the step and
-        // their rate now: a measurement before that caught a stall (the disk, the scheduler)
-        // is short, and added connections that bring nothing would seem to help; on a shared
-        // bottleneck they slow down now, and the rate before counts.
-        let baseline = max(before.rate, earlierRate)
+        let baseline = max(before.rate, rates.earlier)
         let perConnection = baseline / Double(before.count)
-        let share = perConnection > 0 && added > 0 ? (rate - baseline) / Double(added) / perConnection : 0
+        let share = perConnection > 0 && added > 0 ? (rates.all - baseline) / Double(added) / perConnection : 0
+        // A gain counts only beyond the measurements' own noise (half their halves' spread): on
+        // a shared link a noisy window must not pass for a connection's worth.
+        let noise = max(before.spread * before.rate, rates.spread * rates.all) / 2
+        let significant = rates.all - baseline > noise
         let percent = Int((share * 100).rounded())
-        if share < ConnectionGovernor.meaningfulShare {
+        if share < ConnectionGovernor.meaningfulShare || !significant {
             let undone = count
             count = before.count
-            self.before = nil
-            settled = (before.rate, now)
+            changedAt = now
+            deliveringSince = now
+            window = nil
+            settle(now: now)
+            probeInterval = min(ConnectionGovernor.longestReprobeInterval, probeInterval * 2)
             return Change(count: count, reason: "\(undone - count) more gave \(percent)% of a connection's throughput each; back to \(count)")
         }
-        guard count < maximum, worthGrowing(rate: rate, remaining: remaining, latency: latency) else {
+        probeInterval = ConnectionGovernor.reprobeInterval
+        guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
             let reason = count == maximum ? "at the cap of \(maximum)" : "too little left to need more"
-            _ = settle(rate: rate, now: now)
+            settle(now: now)
             return Change(count: count, reason: "\(added) more gave \(percent)% each; \(reason)")
         }
         let target =
             share >= ConnectionGovernor.linearShare ? count * 4 : share >= ConnectionGovernor.goodShare ? count * 2 : count + 1
-        return step(to: target, rate: rate, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
+        return step(to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
     }
 
-    /// Whether more connections can pay for their setup: the rest would take at least a few
-    /// request latencies and measurement windows at the current rate.
+    /// Whether more connections can pay for their setup: the rest would take longer, at the
+    /// current rate, than a ramp and a measurement of them plus a few request latencies.
     private func worthGrowing(rate: Double, remaining: Int64, latency: Double) -> Bool {
         guard rate > 0 else { return false }
-        return Double(remaining) / rate >= 4 * latency + 2 * ConnectionGovernor.window
+        let timing = ConnectionGovernor.timing(latency: latency)
+        return Double(remaining) / rate >= 4 * latency + timing.ramp + timing.longest
     }
 
-    private mutating func step(to target: Int, rate: Double, now: Double, reason: String) -> Change? {
+    private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String) -> Change? {
         let next = min(maximum, target)
-        guard next > count else { return settle(rate: rate, now: now) }
-        before = (count, rate)
-        settled = nil
+        guard next > count else {
+            settle(now: now)
+            return nil
+        }
+        before = (count, rates.all, rates.spread)
+        nextProbe = nil
         count = next
         changedAt = now
+        deliveringSince = nil
         window = nil
         return Change(count: next, reason: reason)
     }
 
-    private mutating func settle(rate: Double, now: Double) -> Change? {
-        settled = (rate, now)
+    /// No step pending; the next try after the probe interval.
+    private mutating func settle(now: Double) {
+        nextProbe = now + probeInterval
         before = nil
-        window = nil
-        return nil
     }
 
     /// The coordinator could open only `granted` of the connections the last step asked for
@@ -155,9 +208,10 @@ struct ConnectionGovernor {
     /// at the next try (other downloads may have given connections back by then).
     mutating func limited(to granted: Int, now: Double) {
         count = granted
-        before = nil
+        changedAt = now
+        deliveringSince = nil
         window = nil
-        settled = (lastRate, now)
+        settle(now: now)
     }
 
     /// An added connection failed (a server limiting connections per client refuses or

@@ -52,6 +52,7 @@ struct Coordinator {
             transfer: transfer, table: table, buffers: buffers, segmented: segmented,
             splice: segmented && transfer.resource.url.scheme == .http && window == nil, automatic: automatic != nil)
         var governor = automatic.map { _ in ConnectionGovernor(maximum: buffers.count, initial: workers, now: MonotonicClock.seconds()) }
+        let trace = governor == nil ? nil : GovernorTrace.fromEnvironment(now: MonotonicClock.seconds())
         var reserved = automatic?.allowance.reserve(workers) ?? 0
         defer { automatic?.allowance.release(reserved) }
         crew.grow(to: workers)
@@ -100,7 +101,7 @@ struct Coordinator {
                 lastReport = now
                 progress(snapshot())
             }
-            if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now) }
+            if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now, trace: trace) }
             let failed = crew.reap()
             if failed > 0, governor != nil {
                 governor!.lowerMaximum(to: crew.active, now: now)
@@ -234,14 +235,14 @@ struct Coordinator {
 
     /// Applies the governor's next change: more workers (as many as the allowance grants), or
     /// fewer (the newest retire, their connections' slots go back to the allowance).
-    private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double) {
+    private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double, trace: GovernorTrace?) {
         guard !transfer.control.isStopped, let automatic else { return }
         let remaining = max(0, (transfer.resource.length ?? 0) - table.bytesWritten)
+        let (bytes, earlier, streaming) = (table.bytesWritten, crew.bytes(startedBefore: governor.changedAt), crew.streaming)
+        let latency = transfer.latency.seconds
+        trace?.record(now: now, bytes: bytes, earlier: earlier, streaming: streaming, remaining: remaining, latency: latency, count: governor.count)
         guard
-            let change = governor.tick(
-                now: now, bytes: table.bytesWritten, earlier: crew.bytes(startedBefore: governor.changedAt),
-                streaming: crew.streaming, remaining: remaining,
-                latency: transfer.latency.seconds)
+            let change = governor.tick(now: now, bytes: bytes, earlier: earlier, streaming: streaming, remaining: remaining, latency: latency)
         else { return }
         let active = crew.active
         var count = change.count

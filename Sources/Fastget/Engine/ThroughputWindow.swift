@@ -1,0 +1,74 @@
+/// One measurement of a download's throughput for the automatic connection count: the byte
+/// counts at every coordinator tick since it began, all connections' and those of the
+/// connections there before the count last changed.
+///
+/// It ends once it is long enough and steady — its two halves carried rates within
+/// `steadyShare` of each other — or once it reaches its longest. Steadiness is what lets a
+/// smooth per-connection cap be judged in a fraction of a second while a bursty one is not
+/// judged on a burst: nginx's `limit_rate` lets each connection's allowance out at whole
+/// seconds of the server's clock, so a connection is silent most of a second and then sends a
+/// second's worth at once; a window shorter than a second sees either nothing or a burst, and
+/// its halves disagree. Slow start (the rate still doubling every round trip) and the sawtooth
+/// of a lossy link disagree too. The longest window is a whole number of seconds, so that it
+/// holds as many of nginx's releases as seconds, whatever its phase.
+struct ThroughputWindow {
+    struct Sample {
+        let time: Double
+        let bytes: Int64
+        let earlier: Int64
+    }
+
+    /// What a finished window measured, in bytes per second.
+    struct Rates: Equatable {
+        let all: Double
+        let earlier: Double
+        /// How far the halves' rates differ, as a share of the faster (0 steady, 1 when one half
+        /// carried nothing): the measurement's own noise.
+        var spread = 0.0
+    }
+
+    private var samples: [Sample]
+
+    init(now: Double, bytes: Int64, earlier: Int64) {
+        samples = [Sample(time: now, bytes: bytes, earlier: earlier)]
+        samples.reserveCapacity(128)
+    }
+
+    var start: Double { samples[0].time }
+
+    /// Two halves steady when the slower carried at least this share of the faster.
+    static let steadyShare = 0.75
+
+    /// Adds a tick's counts; returns the window's rates once it has ended.
+    /// - Parameters:
+    ///   - shortest: seconds before which it never ends.
+    ///   - longest: seconds after which it ends, steady or not.
+    mutating func add(now: Double, bytes: Int64, earlier: Int64, shortest: Double, longest: Double) -> Rates? {
+        samples.append(Sample(time: now, bytes: bytes, earlier: earlier))
+        let first = samples[0]
+        let seconds = now - first.time
+        guard seconds >= shortest else { return nil }
+        let spread = self.spread
+        let rates = Rates(all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread)
+        if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
+        // Keep a bounded history: a long window at a fast tick thins its middle, which only
+        // the split point reads.
+        if samples.count >= 512 { samples = stride(from: 0, to: samples.count, by: 2).map { samples[$0] } + [samples.last!] }
+        return nil
+    }
+
+    /// How far the two halves' rates differ, as a share of the faster (1 when either carried
+    /// nothing).
+    private var spread: Double {
+        let first = samples[0]
+        let last = samples[samples.count - 1]
+        let middleTime = (first.time + last.time) / 2
+        guard let middle = samples.last(where: { $0.time <= middleTime }), middle.time > first.time, last.time > middle.time else {
+            return 1
+        }
+        let before = Double(middle.bytes - first.bytes) / (middle.time - first.time)
+        let after = Double(last.bytes - middle.bytes) / (last.time - middle.time)
+        guard before > 0, after > 0 else { return 1 }
+        return 1 - min(before, after) / max(before, after)
+    }
+}

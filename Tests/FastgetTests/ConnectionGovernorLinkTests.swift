@@ -1,0 +1,121 @@
+@testable import Fastget
+import Testing
+
+/// The automatic connection count on modelled links: connections that come and go with the
+/// count, each delivering bytes tick by tick as a bursty server, a lossy path or a shared link
+/// would let it. A generator with a fixed seed keeps every run the same.
+@Suite struct ConnectionGovernorLinkTests {
+    /// A link model: the bytes each connection delivers in the tick ending at `now`.
+    typealias Link = (_ connection: Int, _ started: Double, _ now: Double, _ tick: Double, _ alive: Int, _ random: inout Random) -> Double
+
+    struct Random {
+        var state: UInt64
+        /// Uniform in [0, 1).
+        mutating func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+    }
+
+    struct Outcome {
+        var counts: [(at: Double, count: Int)] = []
+        var final: Int { counts.last?.count ?? 1 }
+        /// The first time the count reached `count`.
+        func reached(_ count: Int) -> Double? { counts.first { $0.count >= count }?.at }
+    }
+
+    /// Runs `governor` for `seconds` against `link`; new connections deliver after `latency`.
+    func simulate(_ governor: inout ConnectionGovernor, seconds: Double, latency: Double = 0.04, link: Link) -> Outcome {
+        var random = Random(state: 42)
+        var started: [Double] = [0] // per connection, oldest first
+        var bytes: [Double] = [0]
+        var outcome = Outcome()
+        let tick = 0.02
+        var now = 0.0
+        while now < seconds {
+            now += tick
+            for index in started.indices where now - started[index] >= latency {
+                bytes[index] += link(index, started[index], now, tick, started.count, &random)
+            }
+            let total = Int64(bytes.reduce(0, +))
+            let earlier = Int64(zip(started, bytes).filter { $0.0 < governor.changedAt }.map(\.1).reduce(0, +))
+            let streaming = started.indices.filter { bytes[$0] > 0 }.count
+            guard let change = governor.tick(now: now, bytes: total, earlier: earlier, streaming: streaming, remaining: 1 << 40, latency: latency)
+            else { continue }
+            outcome.counts.append((now, change.count))
+            while started.count < change.count {
+                started.append(now)
+                bytes.append(0)
+            }
+            while started.count > change.count {
+                started.removeLast()
+                bytes.removeLast()
+            }
+        }
+        return outcome
+    }
+
+    static let mebibyte = 1_048_576.0
+
+    /// nginx `limit_rate`: a request's allowance is released at whole seconds of the server's
+    /// clock (its first second's at once), so each connection sends a second's worth in a
+    /// burst and is silent the rest of the second.
+    static func limitRate(_ rate: Double) -> Link {
+        { _, started, now, tick, _, _ in
+            let previous = now - tick
+            var delivered = 0.0
+            if previous < started + 0.04 + tick, now >= started + 0.04 { delivered += rate } // the first second's allowance
+            if previous.rounded(.down) != now.rounded(.down) { delivered += rate }
+            return delivered
+        }
+    }
+
+    @Test func aPerSecondAllowanceGrowsToTheCapWithinASecond() {
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        let outcome = simulate(&governor, seconds: 6, latency: 0.001, link: Self.limitRate(2 * Self.mebibyte))
+        #expect(outcome.final == 16, "\(outcome.counts)")
+        #expect((outcome.reached(16) ?? .infinity) < 1.2, "\(outcome.counts)")
+    }
+
+    /// A lossy path: each connection's rate is its own and noisy, the sum grows with the count
+    /// up to the link. A connection sends at twice its mean for a while, then waits out a
+    /// timeout: on or off in each `period` of its life, at random, with no memory.
+    static func lossy(perConnection: Double, link: Double, period: Double = 0.3) -> Link {
+        { connection, started, now, tick, alive, _ in
+            let share = min(perConnection, link / Double(alive))
+            return coin(connection, Int((now - started) / period)) < 0.5 ? 2 * share * tick : 0
+        }
+    }
+
+    /// A number in [0, 1) fixed by its two arguments.
+    static func coin(_ a: Int, _ b: Int) -> Double {
+        var x = UInt64(truncatingIfNeeded: a) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: b) &* 0xC2B2_AE3D_27D4_EB4F
+        x ^= x >> 29
+        x = x &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 32
+        return Double(x >> 11) / Double(1 << 53)
+    }
+
+    @Test func aLossyPathGrowsToTheCapAndStaysThere() {
+        // 100 Mbit/s, each connection about 3 Mbit/s: 32 would fill it.
+        var governor = ConnectionGovernor(maximum: 32, now: 0)
+        let outcome = simulate(&governor, seconds: 20, latency: 0.16, link: Self.lossy(perConnection: 0.375 * Self.mebibyte, link: 12.5 * Self.mebibyte))
+        #expect(outcome.final == 32, "\(outcome.counts)")
+        #expect((outcome.reached(32) ?? .infinity) < 6, "\(outcome.counts)")
+        #expect(outcome.counts.filter { $0.count < 32 }.count <= 3, "it went back: \(outcome.counts)")
+    }
+
+    /// A link that is the limit: its queue keeps it busy, so the total stays within a tenth of
+    /// its rate whatever the count; the connections share it.
+    static func shared(_ link: Double) -> Link {
+        { _, _, _, tick, alive, random in link / Double(alive) * tick * (0.9 + 0.2 * random.next()) }
+    }
+
+    @Test func aSharedLinkStaysLowThroughNoise() {
+        // One connection fills the link; more only share it.
+        var governor = ConnectionGovernor(maximum: 32, now: 0)
+        let outcome = simulate(&governor, seconds: 20, latency: 0.08, link: Self.shared(12.5 * Self.mebibyte))
+        #expect(outcome.final == 1, "\(outcome.counts)")
+        #expect(outcome.counts.allSatisfy { $0.count <= 4 }, "\(outcome.counts)")
+    }
+}
