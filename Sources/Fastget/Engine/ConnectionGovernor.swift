@@ -47,6 +47,9 @@ struct ConnectionGovernor {
     private var probeInterval = ConnectionGovernor.reprobeInterval
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
+    /// Every connection was once silent together: the server sends in bursts, and a short
+    /// window that looks steady may be one burst. Measurements last their longest from then on.
+    private var bursty = false
 
     /// A measurement lasts at least this many seconds (and two request latencies)…
     static let shortestWindow = 0.15
@@ -112,6 +115,7 @@ struct ConnectionGovernor {
             // No baseline from before: the step is judged against what the earlier
             // connections carry beside the added ones.
             before = nil
+            bursty = true
             let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
             if let change = step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason) { return change }
         }
@@ -119,7 +123,10 @@ struct ConnectionGovernor {
             if now - deliveringSince! >= timing.ramp { window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier) }
             return nil
         }
-        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: timing.shortest, longest: timing.longest) else {
+        // The first measurement is never cut short: a lone connection's slow start looks steady
+        // over a few round trips, and a baseline taken at its peak would make every step look bad.
+        let shortest = bursty || (before == nil && nextProbe == nil) ? timing.longest : timing.shortest
+        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: timing.longest) else {
             self.window = window
             return nil
         }
@@ -130,7 +137,7 @@ struct ConnectionGovernor {
             guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
                 return nil
             }
-            return step(to: count + max(1, count / 4), rates: rates, now: now, reason: "trying more connections")
+            return step(to: count * 2, rates: rates, now: now, reason: "trying more connections")
         }
         guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
             settle(now: now)
@@ -155,7 +162,10 @@ struct ConnectionGovernor {
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
             let undone = count
-            count = before.count
+            // A gain beyond the noise, only too small, goes back halfway: right after a step the
+            // earlier connections' rate may still hold their own slow start's overshoot, which
+            // makes a lossy path's additions look worse than they will be.
+            count = significant && share > 0 ? max(before.count, count / 2) : before.count
             changedAt = now
             deliveringSince = now
             window = nil
@@ -169,8 +179,9 @@ struct ConnectionGovernor {
             settle(now: now)
             return Change(count: count, reason: "\(added) more gave \(percent)% each; \(reason)")
         }
-        let target =
-            share >= ConnectionGovernor.linearShare ? count * 4 : share >= ConnectionGovernor.goodShare ? count * 2 : count + 1
+        // A step that helped is never followed by a smaller one: with fewer added connections, a
+        // gain is harder to tell from the noise of a lossy path.
+        let target = share >= ConnectionGovernor.linearShare ? count * 4 : count * 2
         return step(to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
     }
 
