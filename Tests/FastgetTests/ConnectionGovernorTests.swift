@@ -73,15 +73,16 @@ import Testing
         #expect(second.change?.count == 1 && second.change?.reason.hasSuffix("back to 1") == true, "\(String(describing: second.change))")
     }
 
-    @Test func growsSlowlyWhenConnectionsHelpALittle() {
-        // Each added connection brings a quarter of what the first one does: doubling, then +1.
+    @Test func doublesWhenConnectionsHelpALittle() {
+        // Each added connection brings a quarter of what the first one does: doubling, never +1
+        // (a gain of one connection in many is lost in a lossy path's noise).
         var governor = ConnectionGovernor(maximum: 16, now: 0)
         var bytes: Int64 = 0
         let diminishing = { (count: Int) in (1 + 0.25 * Double(count - 1)) * 1_048_576 }
         let first = run(&governor, from: 0, bytes: &bytes, rate: diminishing)
         #expect(first.change?.count == 4)
         let second = run(&governor, from: first.at, bytes: &bytes, rate: diminishing)
-        #expect(second.change?.count == 5, "\(String(describing: second.change))")
+        #expect(second.change?.count == 8, "\(String(describing: second.change))")
     }
 
     @Test func neverGrowsForWhatIsAlmostDone() {

@@ -162,10 +162,11 @@ struct ConnectionGovernor {
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
             let undone = count
-            // A gain beyond the noise, only too small, goes back halfway: right after a step the
-            // earlier connections' rate may still hold their own slow start's overshoot, which
-            // makes a lossy path's additions look worse than they will be.
-            count = significant && share > 0 ? max(before.count, count / 2) : before.count
+            // A gain beyond the noise, only too small, goes back halfway when the baseline came
+            // from connections a step had added: their rate then may still hold their slow
+            // start's overshoot, which makes a lossy path's additions look worse than they will
+            // be. (The first connection's baseline is a whole longest window, past it.)
+            count = significant && share > 0 && before.count > 1 ? max(before.count, count / 2) : before.count
             changedAt = now
             deliveringSince = now
             window = nil
