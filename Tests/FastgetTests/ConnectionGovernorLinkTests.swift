@@ -99,7 +99,8 @@ import Testing
     @Test func aLossyPathGrowsToTheCapAndStaysThere() {
         // 100 Mbit/s, each connection about 3 Mbit/s: 32 would fill it.
         var governor = ConnectionGovernor(maximum: 32, now: 0)
-        let outcome = simulate(&governor, seconds: 20, latency: 0.16, link: Self.lossy(perConnection: 0.375 * Self.mebibyte, link: 12.5 * Self.mebibyte))
+        let outcome = simulate(
+            &governor, seconds: 20, latency: 0.16, link: Self.lossy(perConnection: 0.375 * Self.mebibyte, link: 12.5 * Self.mebibyte))
         #expect(outcome.final == 32, "\(outcome.counts)")
         #expect((outcome.reached(32) ?? .infinity) < 8, "\(outcome.counts)")
         #expect(outcome.counts.filter { $0.count < 32 }.count <= 3, "it went back: \(outcome.counts)")
