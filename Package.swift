@@ -59,11 +59,13 @@ let package = Package(
         .target(name: "FastgetTestSupport", dependencies: ["Fastget", "COpenSSL"]),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Fastget", "FastgetTestSupport", "FastgetTool", "bench-launcher"],
+            dependencies: ["Fastget", "FastgetTestSupport", "FastgetTool", "bench-launcher", "bench-delay"],
             path: "Benchmarks/Bench"
         ),
         // Runs one measured process and reports its own peak RSS (see launcher.c for why).
         .executableTarget(name: "bench-launcher", path: "Benchmarks/BenchLauncher"),
+        // The network lab's delay line: NFQUEUE over a raw netlink socket, kernel headers only.
+        .executableTarget(name: "bench-delay", path: "Benchmarks/BenchDelay"),
         .testTarget(name: "FastgetTests", dependencies: ["Fastget", "FastgetTestSupport"], swiftSettings: faults),
         // The library as an embedder sees it: `import Fastget`, never `@testable`.
         .testTarget(name: "FastgetAPITests", dependencies: ["Fastget", "FastgetTestSupport"]),

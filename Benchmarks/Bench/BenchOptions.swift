@@ -38,6 +38,14 @@ struct BenchOptions {
     var phases = false
     /// Where the tools write (a directory made in it); nil: the temporary directory.
     var outputParent: String?
+    /// The network lab (`--lab`): its profiles (nil: all), a size for all of them (MiB), and a
+    /// directory for fastget's traces of its automatic count.
+    var lab = false
+    var labProfiles: String?
+    var labSizeMiB: Int64?
+    var labTrace: String?
+    /// The lab's fixed counts: `--segments`, else 1, 4, 8, 16, 32 (4 and 16 with `--quick`).
+    var labSegments: [Int] { explicitSegments ?? (quick ? [4, 16] : [1, 4, 8, 16, 32]) }
 
     static let usage = """
         Usage: swift run -c release Bench [options]
@@ -65,6 +73,12 @@ struct BenchOptions {
                                data request arrived after the spawn
           --json FILE          write every cell as JSON too
           --fastget PATH       measure this fastget binary (e.g. a static build)
+          --lab                the network lab (root; iproute2, iptables, ethtool, nginx): links
+                               with a rate, an RTT, loss and per-connection caps, between two
+                               network namespaces; fastget without -n and at -n 1,4,8,16,32
+                               (--segments), with --compare the anchors too
+          --profiles LIST      lab profiles (default: all; see Benchmarks/README.md)
+          --trace DIR          lab: fastget's runs without -n write FASTGET_TRACE=DIR/PROFILE-REP.trace
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
                                resume each time, and check every file byte for byte
           --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
@@ -122,6 +136,9 @@ struct BenchOptions {
             case "--compare": options.compare = true
             case "--json": options.jsonPath = try next("--json")
             case "--phases": options.phases = true
+            case "--lab": options.lab = true
+            case "--profiles": options.labProfiles = try next("--profiles")
+            case "--trace": options.labTrace = try next("--trace")
             case "--out": options.outputParent = try next("--out")
             case "--fastget": options.fastgetPath = try next("--fastget")
             case "--soak":
@@ -141,7 +158,10 @@ struct BenchOptions {
         if let explicitSegments = options.explicitSegments { options.segments = explicitSegments }
         if let explicitFiles { options.manyFiles = explicitFiles }
         if let explicitRepetitions { options.repetitions = explicitRepetitions }
-        if let explicitSize { options.rawSize = explicitSize }
+        if let explicitSize {
+            options.rawSize = explicitSize
+            options.labSizeMiB = explicitSize >> 20
+        }
         if options.externalURL != nil { options.scenarios = [.raw] }
         return options
     }
@@ -165,6 +185,8 @@ struct BenchOptions {
         if scenarios.contains(where: \.isMirrors) && (nginx || externalURL != nil) {
             return "the mirrors scenarios run against the embedded server only"
         }
+        if !lab && (labProfiles != nil || labTrace != nil) { return "--profiles and --trace belong to --lab" }
+        if lab && (nginx || externalURL != nil || rttMilliseconds > 0) { return "--lab makes its own servers and links" }
         if rttMilliseconds > 0 && (nginx || externalURL != nil) {
             return "--rtt works with the embedded server only, not with \(nginx ? "--nginx" : "--url")"
         }

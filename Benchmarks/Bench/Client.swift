@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A downloader Bench runs as a whole process: fastget itself or an anchor.
 struct Tool {
@@ -133,22 +134,34 @@ struct Measurement {
     let log: String
     /// CLOCK_MONOTONIC seconds just before the spawn.
     var started = 0.0
+    /// Ended by the deadline (`measure`'s timeout).
+    var killed = false
 }
 
 /// Runs `path` with `arguments` through `bench-launcher`, which measures wall time, peak RSS and
-/// CPU time of that process alone. Kills the launcher and its child after `timeout` seconds.
-func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throws -> Measurement {
+/// CPU time of that process alone; `wrapper` goes before the launcher (e.g. `ip netns exec NS`,
+/// which execs it), `environment` is added to Bench's own. After `timeout` seconds the launcher
+/// gets SIGTERM, on which it kills the tool and still reports it (status 137,
+/// `Measurement.killed`); SIGKILL follows if it has not ended 5 s later.
+func measure(
+    _ path: String, _ arguments: [String], timeout: Double = 600, wrapper: [String] = [], environment: [String: String] = [:]
+) throws -> Measurement {
     let launcher = URL(fileURLWithPath: try selfExecutable()).deletingLastPathComponent().path + "/bench-launcher"
     let logPath = NSTemporaryDirectory() + "fastget-bench-\(getpid()).log"
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: launcher)
-    process.arguments = [logPath, path] + arguments
+    let command = wrapper + [launcher, logPath, path] + arguments
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
-    let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
+    let pid = process.processIdentifier
+    RunningTool.current.withLock { $0 = pid }
+    defer { RunningTool.current.withLock { $0 = nil } }
+    let watchdog = DispatchWorkItem {
+        kill(pid, SIGTERM)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 5) { if process.isRunning { kill(pid, SIGKILL) } }
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
     let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -162,7 +175,14 @@ func measure(_ path: String, _ arguments: [String], timeout: Double = 600) throw
     else {
         throw HarnessFailure("bench-launcher failed for \(path): \(report)")
     }
-    return Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log, started: start)
+    var result = Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log, started: start)
+    result.killed = status == 128 + SIGKILL && seconds >= timeout
+    return result
+}
+
+/// The launcher running now, for a SIGINT or SIGTERM to Bench to end (`Lab`'s clean-up).
+enum RunningTool {
+    static let current = Mutex<pid_t?>(nil)
 }
 
 func monotonicNow() -> Double {

@@ -170,6 +170,9 @@ final class EmbeddedPeer: Peer {
         return stats
     }
 
+    /// The connections `kind`'s server accepted since the run began.
+    func connectionsOpened(_ kind: ScenarioKind) -> Int? { servers[kind]?.connectionCount }
+
     func stop() {
         servers.values.forEach { $0.stop() }
         mirrorSets.values.forEach { $0.stop() }

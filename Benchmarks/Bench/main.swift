@@ -28,6 +28,10 @@ func run() throws {
         try Soak.run(kills: options.soakKills, fastget: fastget)
         return
     }
+    if options.lab {
+        try Lab.run(fastget: fastget)
+        return
+    }
     if options.startupRuns > 0 {
         try Startup.run(runs: options.startupRuns, fastget: fastget)
         return

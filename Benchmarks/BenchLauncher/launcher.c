@@ -5,7 +5,12 @@
 // Why a separate tiny process: Linux folds the pre-exec address space's RSS high-water mark into
 // the exec'd program's ru_maxrss. Spawned from Bench (tens of MiB), every tool would report
 // Bench's size; spawned from this launcher (about a MiB), the figure is the tool's own.
+//
+// SIGTERM to the launcher kills the program (SIGKILL) and still reports it (status 137): Bench
+// ends a run past its deadline by the launcher's pid alone, also when the launcher runs in
+// another network namespace through `ip netns exec`, and nothing is left running.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -14,6 +19,13 @@
 #include <unistd.h>
 
 extern char **environ;
+
+static volatile pid_t child = 0;
+
+static void on_term(int signal) {
+    (void)signal;
+    if (child > 0) kill(child, SIGKILL);
+}
 
 static double now(void) {
     struct timespec ts;
@@ -32,8 +44,21 @@ int main(int argc, char **argv) {
     posix_spawn_file_actions_addopen(&actions, 1, argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     pid_t pid;
+    // Blocked until the child's pid is known, so a SIGTERM in between is not lost.
+    sigset_t term, previous;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &previous);
+    struct sigaction action = {.sa_handler = on_term};
+    sigaction(SIGTERM, &action, NULL);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setsigmask(&attributes, &previous);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
     double start = now();
-    int error = posix_spawn(&pid, argv[2], &actions, NULL, argv + 2, environ);
+    int error = posix_spawn(&pid, argv[2], &actions, &attributes, argv + 2, environ);
+    child = error == 0 ? pid : 0;
+    sigprocmask(SIG_SETMASK, &previous, NULL);
     if (error != 0) {
         fprintf(stderr, "bench-launcher: cannot start %s\n", argv[2]);
         return 70;

@@ -18,9 +18,13 @@ public final class Nginx: @unchecked Sendable {
     ///   - extraConfiguration: directives added inside the `server` block.
     ///   - httpConfiguration: directives added inside the `http` block (e.g. a `map`).
     ///   - listenOptions: parameters of the `listen` directive (e.g. `sndbuf=32k`).
+    ///   - address: listen there instead of on a free loopback port.
+    ///   - wrapper: a command nginx runs under that ends in an `exec` of it, e.g. `ip netns exec
+    ///     NS`; nginx is then taken as ready once it wrote its pid file, which it does after it
+    ///     bound its listener (a listener in another network namespace cannot be probed from here).
     public init(
         files: [String: [UInt8]] = [:], tls: (certificate: String, key: String)? = nil, extraConfiguration: String = "",
-        httpConfiguration: String = "", listenOptions: String = ""
+        httpConfiguration: String = "", listenOptions: String = "", address: (host: String, port: Int)? = nil, wrapper: [String] = []
     ) throws {
         guard let executable = Nginx.executable else { throw HarnessError("nginx is not installed") }
         prefix = try TemporaryDirectory("fastget-nginx")
@@ -36,9 +40,9 @@ public final class Nginx: @unchecked Sendable {
         _ = try runProcess("/bin/chmod", ["-R", "a+rX", prefix.path])
 
         var lastError = ""
-        for _ in 0..<5 {
-            let port = try freeLoopbackPort()
-            let listen = "listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl") \(listenOptions);"
+        for _ in 0..<(address == nil ? 5 : 1) {
+            let port = try address?.port ?? freeLoopbackPort()
+            let listen = "listen \(address?.host ?? "127.0.0.1"):\(port)\(tls == nil ? "" : " ssl") \(listenOptions);"
             let certificates = tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? ""
             let configuration = """
                 daemon off;
@@ -65,12 +69,13 @@ public final class Nginx: @unchecked Sendable {
                 """
             try configuration.write(toFile: prefix.file("conf/nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["-p", prefix.path, "-c", "conf/nginx.conf", "-e", "logs/error.log"]
+            let command = wrapper + [executable, "-p", prefix.path, "-c", "conf/nginx.conf", "-e", "logs/error.log"]
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
             process.standardOutput = Foundation.FileHandle.nullDevice
             process.standardError = Foundation.FileHandle.nullDevice
             try process.run()
-            if waitForListener(port: port) {
+            if wrapper.isEmpty ? waitForListener(port: port) : Nginx.waitForPidFile(prefix.file("logs/nginx.pid"), process) {
                 self.port = port
                 self.process = process
                 return
@@ -83,6 +88,18 @@ public final class Nginx: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Whether nginx wrote its pid file (within 10 s, while it runs).
+    private static func waitForPidFile(_ path: String, _ process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && process.isRunning {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8), Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) != nil {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
 
     public func url(_ path: String, host: String = "127.0.0.1", scheme: String = "http") -> String {
         "\(scheme)://\(host):\(port)\(path)"
