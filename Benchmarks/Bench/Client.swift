@@ -159,7 +159,9 @@ func measure(
     let pid = process.processIdentifier
     RunningTool.current.withLock { $0 = pid }
     defer { RunningTool.current.withLock { $0 = nil } }
+    let fired = Fired()
     let watchdog = DispatchWorkItem {
+        fired.set()
         kill(pid, SIGTERM)
         DispatchQueue.global().asyncAfter(deadline: .now() + 5) { if process.isRunning { kill(pid, SIGKILL) } }
     }
@@ -176,8 +178,16 @@ func measure(
         throw HarnessFailure("bench-launcher failed for \(path): \(report)")
     }
     var result = Measurement(status: status, seconds: seconds, peakRSS: rss * 1024, cpuSeconds: cpu, log: log, started: start)
-    result.killed = status == 128 + SIGKILL && seconds >= timeout
+    result.killed = fired.value
     return result
+}
+
+/// Whether the deadline's watchdog fired.
+private final class Fired: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    func set() { lock.withLock { fired = true } }
+    var value: Bool { lock.withLock { fired } }
 }
 
 /// The launcher running now, for a SIGINT or SIGTERM to Bench to end (`Lab`'s clean-up).

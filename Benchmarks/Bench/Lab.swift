@@ -87,7 +87,9 @@ enum Lab {
         _ tool: Tool, segments: Int, url: String, target: String, expected: (size: Int64, digest: String), deadline: Double,
         servers: LabServers, profile: LabProfile, environment: [String: String]
     ) throws -> LabRun {
-        for leftover in [target, target + ".part", target + ".st", target + ".aria2"] { unlink(leftover) }
+        let leftovers = [target, target + ".part", target + ".st", target + ".aria2"]
+        leftovers.forEach { unlink($0) }
+        defer { leftovers.forEach { unlink($0) } }
         sync()
         servers.beginRun(profile)
         let result = try Bench.measure(
@@ -95,7 +97,6 @@ enum Lab {
             environment: environment)
         var run = LabRun(seconds: result.killed ? deadline : result.seconds, killed: result.killed)
         run.connections = servers.endRun(profile)
-        defer { unlink(target) }
         if result.killed { return run }
         let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1
         if result.status != 0 {
