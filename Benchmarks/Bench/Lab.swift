@@ -12,12 +12,13 @@ enum Lab {
     static let floor = 10.0
 
     static func run(fastget: Tool) throws {
+        // First: a wrong profile name is an error also where the lab would be skipped.
+        let profiles = try LabProfile.parse(options.labProfiles)
         if let missing = LabNetwork.missingPrerequisites() {
             say("\(missing): lab skipped")
             return
         }
         LabNetwork.removeLeftovers()
-        let profiles = try LabProfile.parse(options.labProfiles)
         let cleanup = LabCleanup.shared
         cleanup.installSignalHandlers()
         defer { cleanup.run() }

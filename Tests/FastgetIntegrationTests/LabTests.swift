@@ -1,3 +1,4 @@
+import FastgetTestSupport
 import Testing
 
 @testable import Bench
@@ -73,5 +74,16 @@ import Testing
         #expect(lines.last == "filter add dev fgs0 parent 1: prio 1 protocol ip u32 ht 2:ff: match u32 0 0 flowid 1:1ff")
         let shared = try #require(try LabProfile.parse("shared").first)
         #expect(LabNetwork.shaper(shared).count == 3)
+    }
+
+    /// The lab's options belong to it, and it makes its own servers.
+    @Test func labOptionsConflicts() throws {
+        let bench = try builtProduct("Bench")
+        let stray = try runProcess(bench, ["--profiles", "wan"], timeout: 60)
+        #expect(stray.status == 64 && stray.stderr == "Bench: --profiles and --trace belong to --lab\n", "\(stray.stderr)")
+        let nginx = try runProcess(bench, ["--lab", "--nginx"], timeout: 60)
+        #expect(nginx.status == 64 && nginx.stderr == "Bench: --lab makes its own servers and links\n", "\(nginx.stderr)")
+        let unknown = try runProcess(bench, ["--lab", "--profiles", "moon"], timeout: 60)
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("Bench: unknown profile 'moon'"), "\(unknown.stderr)")
     }
 }
