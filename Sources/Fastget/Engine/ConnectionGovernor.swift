@@ -50,11 +50,13 @@ struct ConnectionGovernor {
     /// Every connection was once silent together: the server sends in bursts, and a short
     /// window that looks steady may be one burst. Measurements last their longest from then on.
     private var bursty = false
+    /// The first connection's last look while in slow start.
+    private var slowStart: (time: Double, bytes: Int64, rate: Double)?
 
     /// A measurement lasts at least this many seconds (and two request latencies)…
     static let shortestWindow = 0.15
-    /// …and at most a whole number of seconds, at least this many.
-    static let longestWindow = 1.0
+    /// …and at most this many seconds (and four request latencies).
+    static let longestWindow = 0.5
     /// Seconds after every connection delivers before a measurement starts, at least.
     static let ramp = 0.1
     /// Seconds every connection must have been silent, at least (and four request latencies),
@@ -65,6 +67,8 @@ struct ConnectionGovernor {
     /// Seconds after a change within which every connection should deliver; past it, the
     /// measurement starts anyway (a connection with nothing to take delivers nothing).
     static let startupLimit = 1.0
+    /// Seconds from the start after which slow start is taken to be over.
+    static let slowStartLimit = 2.0
     /// A settled count tries more connections after this many seconds, then after twice as
     /// many each time a try did not pay, up to the longest.
     static let reprobeInterval = 4.0
@@ -86,9 +90,10 @@ struct ConnectionGovernor {
     var isMeasuring: Bool { before != nil || nextProbe == nil || count < maximum }
 
     /// Seconds of the ramp, the shortest and the longest measurement, for a request latency.
-    static func timing(latency: Double) -> (ramp: Double, shortest: Double, longest: Double) {
+    /// A bursty server's measurements last whole seconds (its allowance comes each second).
+    static func timing(latency: Double, bursty: Bool = false) -> (ramp: Double, shortest: Double, longest: Double) {
         let longest = max(longestWindow, 4 * latency)
-        return (max(ramp, 2 * latency), max(shortestWindow, 2 * latency), longest.rounded(.up))
+        return (max(ramp, 2 * latency), max(shortestWindow, 2 * latency), bursty ? max(1, longest.rounded(.up)) : longest)
     }
 
     /// Called on every coordinator tick.
@@ -103,7 +108,7 @@ struct ConnectionGovernor {
     mutating func tick(
         now: Double, bytes: Int64, earlier: Int64 = 0, streaming: Int, remaining: Int64, latency: Double
     ) -> Change? {
-        let timing = ConnectionGovernor.timing(latency: latency)
+        let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         if bytes != quiet.bytes { quiet = (bytes, now) }
         if deliveringSince == nil {
             guard streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit else { return nil }
@@ -120,12 +125,12 @@ struct ConnectionGovernor {
             if let change = step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason) { return change }
         }
         guard var window else {
-            if now - deliveringSince! >= timing.ramp { window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier) }
+            if now - deliveringSince! >= timing.ramp, !inSlowStart(now: now, bytes: bytes, step: timing.shortest) {
+                window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+            }
             return nil
         }
-        // The first measurement is never cut short: a lone connection's slow start looks steady
-        // over a few round trips, and a baseline taken at its peak would make every step look bad.
-        let shortest = bursty || (before == nil && nextProbe == nil) ? timing.longest : timing.shortest
+        let shortest = bursty ? timing.longest : timing.shortest
         guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: timing.longest) else {
             self.window = window
             return nil
@@ -186,11 +191,26 @@ struct ConnectionGovernor {
         return step(to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
     }
 
+    /// Whether the first connection is still in slow start: its rate over each `step` seconds
+    /// still grew by more than a quarter, for at most `slowStartLimit` seconds. A baseline
+    /// taken there, at the peak a lossy path will not sustain, would make every step look bad.
+    private mutating func inSlowStart(now: Double, bytes: Int64, step: Double) -> Bool {
+        guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return false }
+        guard let last = slowStart else {
+            slowStart = (now, bytes, 0)
+            return true
+        }
+        guard now - last.time >= step else { return true }
+        let rate = Double(bytes - last.bytes) / (now - last.time)
+        slowStart = (now, bytes, rate)
+        return last.rate == 0 || rate > 1.25 * last.rate
+    }
+
     /// Whether more connections can pay for their setup: the rest would take longer, at the
     /// current rate, than a ramp and a measurement of them plus a few request latencies.
     private func worthGrowing(rate: Double, remaining: Int64, latency: Double) -> Bool {
         guard rate > 0 else { return false }
-        let timing = ConnectionGovernor.timing(latency: latency)
+        let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         return Double(remaining) / rate >= 4 * latency + timing.ramp + timing.longest
     }
 
