@@ -119,4 +119,31 @@ import Testing
         #expect(outcome.final == 1, "\(outcome.counts)")
         #expect(outcome.counts.allSatisfy { $0.count <= 4 }, "\(outcome.counts)")
     }
+
+    @Test func aSharedLinkThatStallsNowAndThenStaysLow() {
+        // The link is the limit, and every 5 s everything stops for 0.4 s (a slow disk, a
+        // hiccup): a pause of a busy download says nothing about the server.
+        var governor = ConnectionGovernor(maximum: 64, now: 0)
+        let link = Self.shared(12.5 * Self.mebibyte)
+        let outcome = simulate(&governor, seconds: 30, latency: 0.04) { connection, started, now, tick, alive, random in
+            let phase = now.truncatingRemainder(dividingBy: 5)
+            return phase >= 2 && phase < 2.4 ? 0 : link(connection, started, now, tick, alive, &random)
+        }
+        #expect(outcome.final <= 2, "\(outcome.counts)")
+        #expect(outcome.counts.allSatisfy { $0.count <= 4 }, "\(outcome.counts)")
+    }
+
+    @Test func aSettledCountTriesAQuarterMore() {
+        // Each connection capped at 1 MiB/s on a 16 MiB/s link: 16 is right; a try above it
+        // adds a quarter (4), not as many again.
+        var governor = ConnectionGovernor(maximum: 64, now: 0)
+        let outcome = simulate(&governor, seconds: 30, latency: 0.01) { _, _, _, tick, alive, _ in
+            min(Self.mebibyte, 16 * Self.mebibyte / Double(alive)) * tick
+        }
+        // Settled at 16 once ×4 to 64 was undone; every later try is 20.
+        let settled = outcome.counts.firstIndex { $0.count == 16 && $0.at > 1.2 }
+        #expect(settled != nil, "\(outcome.counts)")
+        let tries = outcome.counts.dropFirst((settled ?? 0) + 1).filter { $0.count > 16 }
+        #expect(!tries.isEmpty && tries.allSatisfy { $0.count <= 20 }, "\(outcome.counts)")
+    }
 }

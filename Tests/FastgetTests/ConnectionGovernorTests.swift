@@ -113,4 +113,10 @@ import Testing
         governor.limited(to: 2, now: first.at)
         #expect(governor.count == 2)
     }
+
+    @Test func aCapThatGrantsNothingLeavesOneConnection() {
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        governor.limited(to: 0, now: 1)
+        #expect(governor.count == 1)
+    }
 }

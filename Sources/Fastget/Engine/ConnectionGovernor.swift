@@ -1,28 +1,37 @@
 /// Chooses how many connections a download with an automatic count uses, from the throughput
 /// the coordinator measures.
 ///
-/// The rule: one connection to start. Each measurement is a `ThroughputWindow`: it starts once
-/// every connection delivers and a ramp of two request latencies has passed (a new
-/// connection's slow start), and ends when it is steady or at its longest, a whole number of
-/// seconds, at least four request latencies (about eight round trips). A step up is judged by
-/// what each added connection brought, against a per-connection baseline measured just before
-/// the step (the larger of that rate and what the earlier connections carry in the window after
-/// it: a short stall before does not make idle additions look useful, and on a shared link the
-/// earlier connections slow down, which shows). Growth is ×4 while added connections carry
-/// about what the earlier ones did (a per-connection cap or a lossy path: 16 help as much as
-/// 4), ×2 while they bring a good share, +1 while they help a little; a step that brings less
-/// than a tenth of a connection each is undone at once, and the count settles.
+/// What is measured: the bytes of all connections, and of those there before the last step,
+/// over a `ThroughputWindow`. A window starts once every connection delivers and a ramp of two
+/// request latencies has passed (a new connection's slow start); the first one also waits until
+/// the first connection's rate stops growing. It ends when its two halves agree within a
+/// quarter, after at least 0.15 s and two request latencies, or at its longest: 0.5 s and four
+/// request latencies (about eight round trips), whole seconds once the server was seen to send
+/// in bursts. Windows follow each other without a gap, so every judgment is against the rate
+/// just before it, never against one from a burst or a slow start long gone.
 ///
-/// Why a burst or loss noise cannot fool it: windows are never judged on less than a steady
-/// measurement or a whole second (a server's per-second allowance, a sawtooth), and windows
-/// follow each other without a gap, so a settled count's rate is measured again and again and
-/// a later try is judged against the rate just before it, never against one from a burst
-/// long gone. A settled count tries a quarter more connections (at least one) after
-/// `reprobeInterval`, doubling the interval after each try that did not pay, up to
-/// `longestReprobeInterval`; it stops growing at the per-host cap, or when what is left would
+/// The rule: one connection to start, then ×4. A step is judged by what each added connection
+/// brought, against a per-connection baseline from just before it (the larger of that rate and
+/// what the earlier connections carry in the window after it: on a shared link they slow down).
+/// The gain must also beat the windows' own noise. A step that brought three quarters of a
+/// connection each is followed by ×4, any other that helped by ×2; one that brought less than a
+/// tenth each, or nothing beyond the noise, is undone (halfway when there was a gain and the
+/// baseline came from connections a step had added, whose slow-start overshoot may still have
+/// been in it), and the count settles. A settled count tries a quarter more (at least one)
+/// after `reprobeInterval`, doubling the wait after each try that did not pay, up to
+/// `longestReprobeInterval`. It stops growing at the per-host cap, or when what is left would
 /// be done before more connections could be judged.
 ///
-/// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes.
+/// Why a burst or loss noise cannot fool it: a server that lets each connection's allowance
+/// out once a second (nginx `limit_rate`) makes every connection silent together; from then on
+/// windows last whole seconds, which hold as many releases as seconds whatever their phase, and
+/// a window half of which carried nothing is never judged. When the connections were idle at
+/// least half the time, the link cannot be the limit, so the count grows ×4 at once. A lossy
+/// path's sawtooth and timeouts make halves disagree, so its windows run to their longest, and
+/// a gain within their spread does not count.
+///
+/// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
+/// `GovernorTrace` records those inputs, and the tests replay them.
 struct ConnectionGovernor {
     /// A new count and why, for `--verbose` and `--json`.
     struct Change: Equatable, Sendable {
@@ -47,9 +56,17 @@ struct ConnectionGovernor {
     private var probeInterval = ConnectionGovernor.reprobeInterval
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
-    /// Every connection was once silent together: the server sends in bursts, and a short
-    /// window that looks steady may be one burst. Measurements last their longest from then on.
+    /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
+    /// bytes by `deliveringSince`.
+    private var lastTick: (time: Double, bytes: Int64)?
+    private var idle = 0.0
+    private var deliveredBefore: Int64 = 0
+    /// Every connection was once silent together, or half a window carried nothing: the server
+    /// sends in bursts, and a short window that looks steady may be one burst. Measurements
+    /// last whole seconds from then on.
     private var bursty = false
+    /// A window whose halves differ by this share of the faster is one burst and a pause.
+    static let burstSpread = 0.95
     /// The first connection's last look while in slow start.
     private var slowStart: (time: Double, bytes: Int64, rate: Double)?
 
@@ -74,9 +91,8 @@ struct ConnectionGovernor {
     static let reprobeInterval = 4.0
     static let longestReprobeInterval = 32.0
     /// Shares of an existing connection's throughput that each added one must bring: for
-    /// growing ×4, ×2, +1; below the last, the step is undone.
+    /// growing ×4; below the second, the step is undone.
     static let linearShare = 0.75
-    static let goodShare = 0.4
     static let meaningfulShare = 0.1
 
     init(maximum: Int, initial: Int = 1, now: Double) {
@@ -86,8 +102,8 @@ struct ConnectionGovernor {
         changedAt = now
     }
 
-    /// Whether the coordinator should tick often: always, but for a count settled at its cap.
-    var isMeasuring: Bool { before != nil || nextProbe == nil || count < maximum }
+    /// Whether the coordinator should tick often: while a step is judged or before the first.
+    var isMeasuring: Bool { nextProbe == nil }
 
     /// Seconds of the ramp, the shortest and the longest measurement, for a request latency.
     /// A bursty server's measurements last whole seconds (its allowance comes each second).
@@ -110,19 +126,19 @@ struct ConnectionGovernor {
     ) -> Change? {
         let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         if bytes != quiet.bytes { quiet = (bytes, now) }
+        if let last = lastTick, bytes == last.bytes { idle += now - last.time }
+        lastTick = (now, bytes)
         if deliveringSince == nil {
             guard streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit else { return nil }
             deliveringSince = now
+            deliveredBefore = bytes
             quiet = (bytes, now)
+            idle = 0
         }
-        let silent = now - quiet.since
-        if silent >= max(ConnectionGovernor.pause, 4 * latency), count < maximum, remaining > 0 {
-            // No baseline from before: the step is judged against what the earlier
-            // connections carry beside the added ones.
-            before = nil
-            bursty = true
-            let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
-            if let change = step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason) { return change }
+        if now - quiet.since >= max(ConnectionGovernor.pause, 4 * latency),
+            let change = paused(now: now, bytes: bytes, remaining: remaining, latency: latency)
+        {
+            return change
         }
         guard var window else {
             if now - deliveringSince! >= timing.ramp, !inSlowStart(now: now, bytes: bytes, step: timing.shortest) {
@@ -137,12 +153,18 @@ struct ConnectionGovernor {
         }
         // The next measurement starts at once: a settled count's rate stays current.
         self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+        if rates.spread >= ConnectionGovernor.burstSpread, !bursty {
+            // Half the window carried (almost) nothing: a burst and a pause, not a rate. From
+            // now on, whole seconds; this window is not judged.
+            bursty = true
+            return nil
+        }
         if let before { return judge(rates, before: before, now: now, remaining: remaining, latency: latency) }
         if let nextProbe {
             guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
                 return nil
             }
-            return step(to: count * 2, rates: rates, now: now, reason: "trying more connections")
+            return step(to: count + max(1, count / 4), rates: rates, now: now, reason: "trying more connections")
         }
         guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
             settle(now: now)
@@ -189,6 +211,24 @@ struct ConnectionGovernor {
         // gain is harder to tell from the noise of a lossy path.
         let target = share >= ConnectionGovernor.linearShare ? count * 4 : count * 2
         return step(to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
+    }
+
+    /// Every connection has been silent for a pause: from now on, measurements last whole
+    /// seconds. When the connections were idle at least half the time since the count took
+    /// effect, the link cannot be what limits them (a link that is the limit is busy while they
+    /// wait on it): the count grows ×4 at once, judged against what the earlier connections
+    /// carry beside the added ones. A stall of a busy download (a slow disk, a hiccup) does
+    /// not qualify, nor a try still backing off.
+    private mutating func paused(now: Double, bytes: Int64, remaining: Int64, latency: Double) -> Change? {
+        let silent = now - quiet.since
+        quiet = (bytes, now) // once per pause
+        bursty = true
+        let elapsed = now - (deliveringSince ?? now)
+        guard count < maximum, elapsed > 0, idle >= elapsed / 2, nextProbe.map({ now >= $0 }) ?? true else { return nil }
+        guard worthGrowing(rate: Double(bytes - deliveredBefore) / elapsed, remaining: remaining, latency: latency) else { return nil }
+        before = nil
+        let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
+        return step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason)
     }
 
     /// Whether the first connection is still in slow start: its rate over each `step` seconds
@@ -239,7 +279,7 @@ struct ConnectionGovernor {
     /// (the session's per-host cap): the count is what it has, settled there; it asks again
     /// at the next try (other downloads may have given connections back by then).
     mutating func limited(to granted: Int, now: Double) {
-        count = granted
+        count = max(1, granted)
         changedAt = now
         deliveringSince = nil
         window = nil

@@ -44,6 +44,9 @@ struct ThroughputWindow {
     ///   - shortest: seconds before which it never ends.
     ///   - longest: seconds after which it ends, steady or not.
     mutating func add(now: Double, bytes: Int64, earlier: Int64, shortest: Double, longest: Double) -> Rates? {
+        // A bounded history: past 512 samples every other one goes (the middle is read only to
+        // split the window in two); the first and the last always stay.
+        if samples.count >= 512 { samples = stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] } }
         samples.append(Sample(time: now, bytes: bytes, earlier: earlier))
         let first = samples[0]
         let seconds = now - first.time
@@ -51,9 +54,6 @@ struct ThroughputWindow {
         let spread = self.spread
         let rates = Rates(all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread)
         if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
-        // Keep a bounded history: a long window at a fast tick thins its middle, which only
-        // the split point reads.
-        if samples.count >= 512 { samples = stride(from: 0, to: samples.count, by: 2).map { samples[$0] } + [samples.last!] }
         return nil
     }
 
