@@ -44,6 +44,8 @@ struct BenchOptions {
     var labProfiles: String?
     var labSizeMiB: Int64?
     var labTrace: String?
+    /// `--lab --before PATH`: another fastget (an earlier build) run without `-n` beside this one.
+    var labBefore: String?
     /// The lab's fixed counts: `--segments`, else 1, 4, 8, 16, 32 (4 and 16 with `--quick`).
     var labSegments: [Int] { explicitSegments ?? (quick ? [4, 16] : [1, 4, 8, 16, 32]) }
 
@@ -79,6 +81,7 @@ struct BenchOptions {
                                (--segments), with --compare the anchors too
           --profiles LIST      lab profiles (default: all; see Benchmarks/README.md)
           --trace DIR          lab: fastget's runs without -n write FASTGET_TRACE=DIR/PROFILE-REP.trace
+          --before PATH        lab: an earlier fastget build, without -n, interleaved beside this one
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
                                resume each time, and check every file byte for byte
           --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
@@ -139,6 +142,7 @@ struct BenchOptions {
             case "--lab": options.lab = true
             case "--profiles": options.labProfiles = try next("--profiles")
             case "--trace": options.labTrace = try next("--trace")
+            case "--before": options.labBefore = try next("--before")
             case "--out": options.outputParent = try next("--out")
             case "--fastget": options.fastgetPath = try next("--fastget")
             case "--soak":
@@ -185,7 +189,7 @@ struct BenchOptions {
         if scenarios.contains(where: \.isMirrors) && (nginx || externalURL != nil) {
             return "the mirrors scenarios run against the embedded server only"
         }
-        if !lab && (labProfiles != nil || labTrace != nil) { return "--profiles and --trace belong to --lab" }
+        if !lab && (labProfiles != nil || labTrace != nil || labBefore != nil) { return "--profiles, --trace and --before belong to --lab" }
         if lab && (nginx || externalURL != nil || rttMilliseconds > 0) { return "--lab makes its own servers and links" }
         if rttMilliseconds > 0 && (nginx || externalURL != nil) {
             return "--rtt works with the embedded server only, not with \(nginx ? "--nginx" : "--url")"

@@ -31,6 +31,12 @@ enum Lab {
         cleanup.add { output.remove() }
 
         var tools: [(Tool, Int)] = [(fastget, 0)] + options.labSegments.sorted(by: >).map { (fastget, $0) }
+        if let path = options.labBefore {
+            // An earlier build's automatic count, interleaved with this one's: a before and after
+            // from one run, on the same links at the same hour.
+            let before = try Tool.fastget(path)
+            tools.insert((Tool(name: "before", path: before.path, maxSegments: 1, arguments: before.arguments), 0), at: 1)
+        }
         if options.compare {
             let anchors = Tool.anchors()
             tools += anchors.found.map { ($0, $0.maxSegments > 1 ? 16 : 1) }
