@@ -195,7 +195,7 @@ struct ConnectionGovernor {
             // be. (The first connection's baseline is a whole longest window, past it.)
             count = significant && share > 0 && before.count > 1 ? max(before.count, count / 2) : before.count
             changedAt = now
-            deliveringSince = now
+            deliveringSince = nil // the connections left deliver already: the next tick starts anew
             window = nil
             settle(now: now)
             probeInterval = min(ConnectionGovernor.longestReprobeInterval, probeInterval * 2)

@@ -1,0 +1,43 @@
+@testable import Fastget
+import Foundation
+import Testing
+
+/// The automatic count replayed on traces the network lab recorded (`Bench --lab --trace DIR`,
+/// one line per coordinator tick: the governor's inputs and the count in force). The governor
+/// is a pure function of those lines, so a replay makes the very decisions of the recorded
+/// run; each trace then shows the rule doing the right thing on a real link. After a change to
+/// the rule, a replay that decides otherwise is no longer valid past that point: record the
+/// traces again (see `Traces/README.md`).
+@Suite struct GovernorTraceTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Traces")
+
+    static func ticks(_ name: String) throws -> [GovernorTrace.Tick] {
+        let text = try String(contentsOf: directory.appendingPathComponent(name + ".trace"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap(GovernorTrace.Tick.init)
+    }
+
+    /// Replays `ticks`; returns every change, and checks each against the count the recording
+    /// had on the next tick (the host cap was never short in these runs).
+    static func replay(_ ticks: [GovernorTrace.Tick], maximum: Int = 16) -> [(at: Double, count: Int)] {
+        var governor = ConnectionGovernor(maximum: maximum, now: 0)
+        var changes: [(at: Double, count: Int)] = []
+        for tick in ticks {
+            #expect(governor.count == tick.count, "at \(tick.now) s the recording had \(tick.count), the replay \(governor.count)")
+            guard governor.count == tick.count else { break }
+            if let change = governor.tick(
+                now: tick.now, bytes: tick.bytes, earlier: tick.earlier, streaming: tick.streaming, remaining: tick.remaining,
+                latency: tick.latency)
+            {
+                changes.append((tick.now, change.count))
+            }
+        }
+        return changes
+    }
+
+    @Test func parsesWhatItWrites() throws {
+        let tick = try #require(GovernorTrace.Tick("12345 1048576 524288 4 2097152 40123 4"))
+        #expect(tick.now == 1.2345 && tick.bytes == 1_048_576 && tick.earlier == 524_288 && tick.streaming == 4)
+        #expect(tick.remaining == 2_097_152 && tick.latency == 0.040123 && tick.count == 4)
+        #expect(GovernorTrace.Tick("1 2 3") == nil && GovernorTrace.Tick("a b c d e f g") == nil)
+    }
+}
