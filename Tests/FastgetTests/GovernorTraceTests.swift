@@ -40,4 +40,25 @@ import Testing
         #expect(tick.remaining == 2_097_152 && tick.latency == 0.040123 && tick.count == 4)
         #expect(GovernorTrace.Tick("1 2 3") == nil && GovernorTrace.Tick("a b c d e f g") == nil)
     }
+
+    @Test func aBurstThenACapGrowsToTheHostCap() throws {
+        // nginx `limit_rate 1m` over 100 Mbit/s, 40 ms: each connection's first second comes at
+        // once, then 1 MiB/s; every added connection brings its own.
+        let changes = Self.replay(try Self.ticks("burst-cap"))
+        #expect(changes.last?.count == 16, "\(changes)")
+        #expect(changes.allSatisfy { $0.count >= 4 }, "it went back: \(changes)")
+    }
+
+    @Test func aLinkOneConnectionFillsStaysAtOne() throws {
+        // 100 Mbit/s, 40 ms, no cap: four connections carry what one did; back to one.
+        let changes = Self.replay(try Self.ticks("shared"))
+        #expect(changes.first?.count == 4, "\(changes)")
+        #expect(changes.last?.count == 1 && changes.allSatisfy { $0.count <= 4 }, "\(changes)")
+    }
+
+    @Test func aSmoothCapPerConnectionGrowsUntilTheLinkIsFull() throws {
+        // 8 Mbit/s per connection (kernel pacing) on 100 Mbit/s: 12 would fill it.
+        let changes = Self.replay(try Self.ticks("wan"))
+        #expect((changes.map(\.count).max() ?? 0) >= 16, "\(changes)")
+    }
 }
