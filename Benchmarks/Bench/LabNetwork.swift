@@ -97,7 +97,17 @@ final class LabNetwork: @unchecked Sendable {
             return lines + ["qdisc add \(device) parent 1:1 handle 10: pfifo limit \(queue(bits))"]
         }
         let capBits = Int(megabits * 1_000_000)
-        lines.append("qdisc add \(device) parent 1:1 handle 10: pfifo limit \(queue(bits))")
+        // HTB guarantees every class its `rate` whatever its parent has left, so leaves at the
+        // cap would add up past the link. Each leaf is guaranteed a 256th of the link and may
+        // borrow up to the cap (`ceil`); the link class's ceiling bounds the sum. Packets no
+        // filter matches go to a leaf of their own (a default that is not a leaf would send
+        // them unshaped).
+        let share = max(bits / 256, 8000)
+        lines[0] = "qdisc add \(device) root handle 1: htb default 2"
+        lines += [
+            "class add \(device) parent 1:1 classid 1:2 htb rate \(share)bit ceil \(bits)bit quantum 1514",
+            "qdisc add \(device) parent 1:2 pfifo limit \(queue(bits))",
+        ]
         // Client ports of successive connections to one server go up by 2 (Linux picks even
         // ports first), so the hash drops the lowest bit: bucket = (port >> 1) & 255, and 128
         // successive connections land in 128 different classes.
@@ -108,7 +118,7 @@ final class LabNetwork: @unchecked Sendable {
         for bucket in 0..<256 {
             let classID = String(0x100 + bucket, radix: 16)
             lines.append(
-                "class add \(device) parent 1:1 classid 1:\(classID) htb rate \(capBits)bit ceil \(capBits)bit quantum 30000")
+                "class add \(device) parent 1:1 classid 1:\(classID) htb rate \(share)bit ceil \(capBits)bit quantum 1514")
             lines.append("qdisc add \(device) parent 1:\(classID) pfifo limit \(queue(capBits))")
             lines.append(
                 "filter add \(device) parent 1: prio 1 protocol ip u32 ht 2:\(String(bucket, radix: 16)): match u32 0 0 flowid 1:\(classID)")

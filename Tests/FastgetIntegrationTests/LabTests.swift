@@ -66,11 +66,16 @@ import Testing
     @Test func kernelCapShapesEveryHashBucket() throws {
         let wan = try #require(try LabProfile.parse("wan").first)
         let lines = LabNetwork.shaper(wan)
-        #expect(lines.count == 3 + 2 + 256 * 3)
+        #expect(lines.count == 2 + 2 + 2 + 256 * 3)
+        #expect(lines[0].hasSuffix("htb default 2"))
         #expect(lines[1].contains("rate 100000000bit ceil 100000000bit"))
-        // 2 × BDP: 100 Mbit/s × 40 ms = 500 kB, 330 packets.
-        #expect(lines[2].hasSuffix("pfifo limit 660"))
-        #expect(lines.contains("class add dev fgs0 parent 1:1 classid 1:1ff htb rate 8000000bit ceil 8000000bit quantum 30000"))
+        // No leaf qdisc on the link class: it has children. 2 × BDP: 100 Mbit/s × 40 ms = 500 kB,
+        // 330 packets, for what no filter matches.
+        #expect(!lines.contains { $0.contains("parent 1:1 handle") })
+        #expect(lines[3] == "qdisc add dev fgs0 parent 1:2 pfifo limit 660")
+        // A leaf is guaranteed a 256th of the link and borrows up to the cap, so the sum of the
+        // leaves never passes the link (leaves guaranteed the cap each would).
+        #expect(lines.contains("class add dev fgs0 parent 1:1 classid 1:1ff htb rate 390625bit ceil 8000000bit quantum 1514"))
         #expect(lines.last == "filter add dev fgs0 parent 1: prio 1 protocol ip u32 ht 2:ff: match u32 0 0 flowid 1:1ff")
         let shared = try #require(try LabProfile.parse("shared").first)
         #expect(LabNetwork.shaper(shared).count == 3)
@@ -80,7 +85,7 @@ import Testing
     @Test func labOptionsConflicts() throws {
         let bench = try builtProduct("Bench")
         let stray = try runProcess(bench, ["--profiles", "wan"], timeout: 60)
-        #expect(stray.status == 64 && stray.stderr == "Bench: --profiles and --trace belong to --lab\n", "\(stray.stderr)")
+        #expect(stray.status == 64 && stray.stderr == "Bench: --profiles, --trace and --before belong to --lab\n", "\(stray.stderr)")
         let nginx = try runProcess(bench, ["--lab", "--nginx"], timeout: 60)
         #expect(nginx.status == 64 && nginx.stderr == "Bench: --lab makes its own servers and links\n", "\(nginx.stderr)")
         let unknown = try runProcess(bench, ["--lab", "--profiles", "moon"], timeout: 60)
