@@ -60,11 +60,11 @@ import Testing
     /// nginx `limit_rate`: a request's allowance is released at whole seconds of the server's
     /// clock (its first second's at once), so each connection sends a second's worth in a
     /// burst and is silent the rest of the second.
-    static func limitRate(_ rate: Double) -> Link {
+    static func limitRate(_ rate: Double, firstAfter: Double = 0.04) -> Link {
         { _, started, now, tick, _, _ in
             let previous = now - tick
             var delivered = 0.0
-            if previous < started + 0.04 + tick, now >= started + 0.04 { delivered += rate } // the first second's allowance
+            if previous < started + firstAfter, now >= started + firstAfter { delivered += rate } // the first second's allowance
             if previous.rounded(.down) != now.rounded(.down) { delivered += rate }
             return delivered
         }
@@ -75,6 +75,14 @@ import Testing
         let outcome = simulate(&governor, seconds: 6, latency: 0.001, link: Self.limitRate(2 * Self.mebibyte))
         #expect(outcome.final == 16, "\(outcome.counts)")
         #expect((outcome.reached(16) ?? .infinity) < 1.2, "\(outcome.counts)")
+    }
+
+    @Test func aFirstAllowanceInBeforeTheFirstLookStillCounts() {
+        // On loopback the first second's allowance is in before the coordinator's first look,
+        // and then nothing comes until the next second: the pause still grows the count.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        let outcome = simulate(&governor, seconds: 3, latency: 0.0002, link: Self.limitRate(2 * Self.mebibyte, firstAfter: 0.0002))
+        #expect((outcome.reached(4) ?? .infinity) < 0.5, "\(outcome.counts)")
     }
 
     /// A lossy path: each connection's rate is its own and noisy, the sum grows with the count

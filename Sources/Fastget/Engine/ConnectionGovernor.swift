@@ -57,10 +57,10 @@ struct ConnectionGovernor {
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
-    /// bytes by `deliveringSince`.
+    /// bytes by `changedAt` (a server's first burst may be in before every connection delivers).
     private var lastTick: (time: Double, bytes: Int64)?
     private var idle = 0.0
-    private var deliveredBefore: Int64 = 0
+    private var bytesAtChange: Int64 = 0
     /// Every connection was once silent together, or half a window carried nothing: the server
     /// sends in bursts, and a short window that looks steady may be one burst. Measurements
     /// last whole seconds from then on.
@@ -131,7 +131,6 @@ struct ConnectionGovernor {
         if deliveringSince == nil {
             guard streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit else { return nil }
             deliveringSince = now
-            deliveredBefore = bytes
             quiet = (bytes, now)
             idle = 0
         }
@@ -195,6 +194,7 @@ struct ConnectionGovernor {
             // be. (The first connection's baseline is a whole longest window, past it.)
             count = significant && share > 0 && before.count > 1 ? max(before.count, count / 2) : before.count
             changedAt = now
+            bytesAtChange = lastTick?.bytes ?? 0
             deliveringSince = nil // the connections left deliver already: the next tick starts anew
             window = nil
             settle(now: now)
@@ -225,7 +225,8 @@ struct ConnectionGovernor {
         bursty = true
         let elapsed = now - (deliveringSince ?? now)
         guard count < maximum, elapsed > 0, idle >= elapsed / 2, nextProbe.map({ now >= $0 }) ?? true else { return nil }
-        guard worthGrowing(rate: Double(bytes - deliveredBefore) / elapsed, remaining: remaining, latency: latency) else { return nil }
+        let rate = Double(bytes - bytesAtChange) / max(now - changedAt, ConnectionGovernor.ramp)
+        guard worthGrowing(rate: rate, remaining: remaining, latency: latency) else { return nil }
         before = nil
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
         return step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason)
@@ -264,6 +265,7 @@ struct ConnectionGovernor {
         nextProbe = nil
         count = next
         changedAt = now
+        bytesAtChange = lastTick?.bytes ?? 0
         deliveringSince = nil
         window = nil
         return Change(count: next, reason: reason)
@@ -281,6 +283,7 @@ struct ConnectionGovernor {
     mutating func limited(to granted: Int, now: Double) {
         count = max(1, granted)
         changedAt = now
+        bytesAtChange = lastTick?.bytes ?? 0
         deliveringSince = nil
         window = nil
         settle(now: now)
