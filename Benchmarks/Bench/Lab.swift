@@ -18,6 +18,13 @@ enum Lab {
             say("\(missing): lab skipped")
             return
         }
+        // One lab at a time: two would share the cores and each other's `sync`, and skew both.
+        let lock = open("/run/fastget-lab.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            say("another network lab is running: lab skipped")
+            return
+        }
+        defer { close(lock) }
         LabNetwork.removeLeftovers()
         let cleanup = LabCleanup.shared
         cleanup.installSignalHandlers()
@@ -94,15 +101,23 @@ enum Lab {
         _ tool: Tool, segments: Int, url: String, target: String, expected: (size: Int64, digest: String), deadline: Double,
         servers: LabServers, profile: LabProfile, environment: [String: String]
     ) throws -> LabRun {
-        let leftovers = [target, target + ".part", target + ".st", target + ".aria2"]
-        leftovers.forEach { unlink($0) }
-        defer { leftovers.forEach { unlink($0) } }
+        // Nothing of an earlier run may be there: a killed run's journal or state file would
+        // make the next cell resume instead of starting cold.
+        let directory = (target as NSString).deletingLastPathComponent
+        func empty() {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] { unlink(directory + "/" + name) }
+        }
+        empty()
+        defer { empty() }
         sync()
         servers.beginRun(profile)
         let result = try Bench.measure(
             tool.path, tool.arguments(url, target, segments, nil), timeout: deadline, wrapper: servers.wrapper(profile),
             environment: environment)
-        var run = LabRun(seconds: result.killed ? deadline : result.seconds, killed: result.killed)
+        // Until the bytes are durable, for every tool alike: fastget syncs before it exits, the
+        // others leave it to whoever comes next.
+        let seconds = result.killed ? deadline : result.seconds + (syncSeconds(target) ?? 0)
+        var run = LabRun(seconds: seconds, killed: result.killed)
         run.connections = servers.endRun(profile)
         if result.killed { return run }
         let received = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.int64Value ?? -1

@@ -47,6 +47,9 @@ final class LabNetwork: @unchecked Sendable {
                 try ip(["-n", namespace, "link", "set", device, "up"])
                 try ip(["-n", namespace, "link", "set", "lo", "up"])
                 try run("ethtool", ["-K", device, "tso", "off", "gso", "off", "gro", "off"], in: namespace)
+                // Every run starts cold: no ssthresh or RTT cached from the run before, which would
+                // bias each cell's slow start by the cell before it.
+                try run("sysctl", ["-q", "-w", "net.ipv4.tcp_no_metrics_save=1"], in: namespace)
                 try ip([
                     "-n", namespace, "route", "replace", "192.0.2.0/24", "dev", device, "proto", "kernel", "scope", "link", "src", address,
                     "congctl", "cubic",

@@ -59,10 +59,17 @@ final class DataFile {
         self.size = size
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        let block = testBytes(count: 16 << 20, seed: 99)
+        var block = testBytes(count: 16 << 20, seed: 99)
         var written: Int64 = 0
         while written < size {
             let count = Int(min(Int64(block.count), size - written))
+            // Each 4 KiB page opens with its own offset, so the file never repeats: bytes written
+            // at a wrong offset (a multiple of the block, say) change the SHA-256.
+            for page in stride(from: 0, to: count, by: 4096) {
+                withUnsafeBytes(of: (written + Int64(page)).littleEndian) {
+                    block.replaceSubrange(page..<min(page + 8, count), with: $0.prefix(count - page))
+                }
+            }
             try handle.write(contentsOf: block[0..<count])
             written += Int64(count)
         }
