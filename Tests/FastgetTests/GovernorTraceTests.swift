@@ -17,11 +17,14 @@ import Testing
     }
 
     /// Replays `ticks`; returns every change, and checks each against the count the recording
-    /// had on the next tick (the host cap was never short in these runs).
-    static func replay(_ ticks: [GovernorTrace.Tick], maximum: Int = 16) -> [(at: Double, count: Int)] {
+    /// had on the next tick (the host cap was never short in these runs). With `until`, a
+    /// replay that decides otherwise than the recording after that time ends there: its inputs
+    /// no longer follow from its decisions, and that decision is what the test looks at.
+    static func replay(_ ticks: [GovernorTrace.Tick], maximum: Int = 16, until: Double = .infinity) -> [(at: Double, count: Int)] {
         var governor = ConnectionGovernor(maximum: maximum, now: 0)
         var changes: [(at: Double, count: Int)] = []
         for tick in ticks {
+            if governor.count != tick.count && tick.now > until { break }
             #expect(governor.count == tick.count, "at \(tick.now) s the recording had \(tick.count), the replay \(governor.count)")
             guard governor.count == tick.count else { break }
             if let change = governor.tick(
@@ -60,5 +63,16 @@ import Testing
         // 8 Mbit/s per connection (kernel pacing) on 100 Mbit/s: 12 would fill it.
         let changes = Self.replay(try Self.ticks("wan"))
         #expect((changes.map(\.count).max() ?? 0) >= 16, "\(changes)")
+    }
+
+    @Test func aStepJudgedAgainstASlowStartIsTriedAgain() throws {
+        // 1 Gbit/s, 10 ms, 0.1% loss: 16 were judged against four connections still in their
+        // slow start's overshoot (90 MB/s, which they fell from to 20) and undone. Recorded
+        // before the rule changed, the run then stayed at 4 for four seconds; the rule now tries
+        // 16 again once the four have settled.
+        let changes = Self.replay(try Self.ticks("fast-lossy"), until: 1.3)
+        #expect(changes.prefix(3).map(\.count) == [4, 16, 4], "\(changes)")
+        let again = try #require(changes.dropFirst(3).first, "\(changes)")
+        #expect(again.count == 16 && again.at < 3.5, "\(changes)")
     }
 }

@@ -15,12 +15,13 @@
 /// what the earlier connections carry in the window after it: on a shared link they slow down).
 /// The gain must also beat the windows' own noise. A step that brought three quarters of a
 /// connection each is followed by ×4, any other that helped by ×2; one that brought less than a
-/// tenth each, or nothing beyond the noise, is undone (halfway when there was a gain and the
-/// baseline came from connections a step had added, whose slow-start overshoot may still have
-/// been in it), and the count settles. A settled count tries a quarter more (at least one)
-/// after `reprobeInterval`, doubling the wait after each try that did not pay, up to
-/// `longestReprobeInterval`. It stops growing at the per-host cap, or when what is left would
-/// be done before more connections could be judged.
+/// tenth each, or nothing beyond the noise, is undone, and the count settles. When that step's
+/// baseline came from connections the step before had just added (their slow start's overshoot,
+/// which a lossy path does not sustain, may have been in it), the same step is tried once more
+/// after four longest windows, against their settled rate. A settled count tries a quarter
+/// more (at least one) after `reprobeInterval`, doubling the wait after each try that did not
+/// pay, up to `longestReprobeInterval`. It stops growing at the per-host cap, or when what is
+/// left would be done before more connections could be judged.
 ///
 /// Why a burst or loss noise cannot fool it: a server that lets each connection's allowance
 /// out once a second (nginx `limit_rate`) makes every connection silent together; from then on
@@ -54,6 +55,10 @@ struct ConnectionGovernor {
     /// Settled: when to try more connections next.
     private var nextProbe: Double?
     private var probeInterval = ConnectionGovernor.reprobeInterval
+    /// A step undone against a baseline from freshly added connections, tried again once.
+    private var retry: Int?
+    /// Whether the step being judged was taken on the first window after a growth step.
+    private var freshBaseline = false
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
@@ -90,6 +95,8 @@ struct ConnectionGovernor {
     /// many each time a try did not pay, up to the longest.
     static let reprobeInterval = 4.0
     static let longestReprobeInterval = 32.0
+    /// Longest windows after an undo before the same step is tried again (see `retry`).
+    static let settling = 4.0
     /// Shares of an existing connection's throughput that each added one must bring: for
     /// growing ×4; below the second, the step is undone.
     static let linearShare = 0.75
@@ -163,6 +170,7 @@ struct ConnectionGovernor {
             guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
                 return nil
             }
+            if let retry { return step(to: retry, rates: rates, now: now, reason: "trying \(retry) again, against a settled rate") }
             return step(to: count + max(1, count / 4), rates: rates, now: now, reason: "trying more connections")
         }
         guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
@@ -188,20 +196,27 @@ struct ConnectionGovernor {
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
             let undone = count
-            // A gain beyond the noise, only too small, goes back halfway when the baseline came
-            // from connections a step had added: their rate then may still hold their slow
-            // start's overshoot, which makes a lossy path's additions look worse than they will
-            // be. (The first connection's baseline is a whole longest window, past it.)
-            count = significant && share > 0 && before.count > 1 ? max(before.count, count / 2) : before.count
+            count = before.count
             changedAt = now
             bytesAtChange = lastTick?.bytes ?? 0
             deliveringSince = nil // the connections left deliver already: the next tick starts anew
             window = nil
             settle(now: now)
-            probeInterval = min(ConnectionGovernor.longestReprobeInterval, probeInterval * 2)
+            if freshBaseline, retry == nil {
+                // The baseline came from connections a step had just added: their rate then may
+                // still have held their slow start's overshoot, which a lossy path does not
+                // sustain, so the step looked worse than it is. Once they have settled, the
+                // same step is tried once more, against their settled rate.
+                retry = undone
+                nextProbe = now + ConnectionGovernor.settling * ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
+            } else {
+                retry = nil
+                probeInterval = min(ConnectionGovernor.longestReprobeInterval, probeInterval * 2)
+            }
             return Change(count: count, reason: "\(undone - count) more gave \(percent)% of a connection's throughput each; back to \(count)")
         }
         probeInterval = ConnectionGovernor.reprobeInterval
+        retry = nil
         guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
             let reason = count == maximum ? "at the cap of \(maximum)" : "too little left to need more"
             settle(now: now)
@@ -210,7 +225,8 @@ struct ConnectionGovernor {
         // A step that helped is never followed by a smaller one: with fewer added connections, a
         // gain is harder to tell from the noise of a lossy path.
         let target = share >= ConnectionGovernor.linearShare ? count * 4 : count * 2
-        return step(to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each")
+        return step(
+            to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each", fresh: true)
     }
 
     /// Every connection has been silent for a pause: from now on, measurements last whole
@@ -255,13 +271,14 @@ struct ConnectionGovernor {
         return Double(remaining) / rate >= 4 * latency + timing.ramp + timing.longest
     }
 
-    private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String) -> Change? {
+    private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String, fresh: Bool = false) -> Change? {
         let next = min(maximum, target)
         guard next > count else {
             settle(now: now)
             return nil
         }
         before = (count, rates.all, rates.spread)
+        freshBaseline = fresh
         nextProbe = nil
         count = next
         changedAt = now
