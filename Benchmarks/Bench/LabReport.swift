@@ -90,7 +90,7 @@ enum LabReport {
                     format: "best fixed (N <= 16) %@ %.2f s: median %.2fx, worst %.2fx", best.label, best.median!, mine / best.median!,
                     worst.seconds / best.median!))
         }
-        let anchors = cells.filter { $0.tool != "fastget" && $0.median != nil && !$0.medianIsBound }
+        let anchors = cells.filter { $0.tool != "fastget" && $0.tool != "before" && $0.median != nil && !$0.medianIsBound }
         if let best = anchors.min(by: { $0.median! < $1.median! }) {
             parts.append(String(format: "best anchor %@ %.2f s: %.2fx", best.tool, best.median!, mine / best.median!))
         }

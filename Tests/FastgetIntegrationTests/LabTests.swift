@@ -48,7 +48,7 @@ import Testing
             auto, cell("fastget", 1, [40, 40, 40]), cell("fastget", 16, [8, 8, 9]),
             // Faster, but past the per-host cap that auto never passes; and one with a failed run.
             cell("fastget", 32, [6, 6, 6]), LabCell(tool: "fastget", segments: 8, runs: [LabRun(seconds: 1, failure: "exit 1")]),
-            cell("axel", 16, [10, 11, 10]),
+            cell("axel", 16, [10, 11, 10]), cell("before", 0, [9, 9, 9]),
             LabCell(tool: "curl", segments: 1, runs: [LabRun(seconds: 5, killed: true, connections: 1)]),
         ]
         // The failed run counts in neither the median nor the worst; a killed one counts as its deadline.
