@@ -57,7 +57,7 @@ import Testing
             LabReport.summary("lossy", cells)
                 == "lossy: auto 12.00 s; best fixed (N <= 16) -n 16 8.00 s: median 1.50x, worst 3.75x; best anchor axel 10.00 s: 1.20x; auto opened 9 connections"
         )
-        #expect(LabReport.row(cells[6], bytes: 64 << 20) == "  curl      -n 1     > 5 s       > 5 s        -        1")
+        #expect(LabReport.row(cells[7], bytes: 64 << 20) == "  curl      -n 1     > 5 s       > 5 s        -        1")
         #expect(LabReport.row(cells[4], bytes: 64 << 20) == "  fastget   -n 8     failed: exit 1")
         #expect(
             LabReport.row(auto, bytes: 64 << 20)
