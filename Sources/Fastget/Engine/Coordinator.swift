@@ -238,11 +238,14 @@ struct Coordinator {
     private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double, trace: GovernorTrace?) {
         guard !transfer.control.isStopped, let automatic else { return }
         let remaining = max(0, (transfer.resource.length ?? 0) - table.bytesWritten)
-        let (bytes, earlier, streaming) = (table.bytesWritten, crew.bytes(startedBefore: governor.changedAt), crew.streaming)
-        let latency = transfer.latency.seconds
-        trace?.record(now: now, bytes: bytes, earlier: earlier, streaming: streaming, remaining: remaining, latency: latency, count: governor.count)
+        let tick = GovernorTrace.Tick(
+            now: now, bytes: table.bytesWritten, earlier: crew.bytes(startedBefore: governor.changedAt), streaming: crew.streaming,
+            remaining: remaining, latency: transfer.latency.seconds, count: governor.count)
+        trace?.record(tick)
         guard
-            let change = governor.tick(now: now, bytes: bytes, earlier: earlier, streaming: streaming, remaining: remaining, latency: latency)
+            let change = governor.tick(
+                now: tick.now, bytes: tick.bytes, earlier: tick.earlier, streaming: tick.streaming, remaining: tick.remaining,
+                latency: tick.latency)
         else { return }
         let active = crew.active
         var count = change.count

@@ -23,10 +23,9 @@ final class GovernorTrace {
         self.origin = origin
     }
 
-    func record(now: Double, bytes: Int64, earlier: Int64, streaming: Int, remaining: Int64, latency: Double, count: Int) {
-        let seconds = (now - origin) * 10_000
-        let line = "\(Int64(seconds.rounded())) \(bytes) \(earlier) \(streaming) \(remaining) \(Int64((latency * 1e6).rounded())) \(count)\n"
-        let bytes = Array(line.utf8)
+    /// Writes `tick`, its time taken from the start of the pass.
+    func record(_ tick: Tick) {
+        let bytes = Array(Tick(tick, since: origin).line.utf8)
         if (try? file.write(bytes, at: offset)) != nil { offset += Int64(bytes.count) }
     }
 
@@ -40,7 +39,24 @@ final class GovernorTrace {
         let latency: Double
         let count: Int
 
-        /// Parses a line as `record` writes it (times in 1/10,000 s, latency in microseconds).
+        init(now: Double, bytes: Int64, earlier: Int64, streaming: Int, remaining: Int64, latency: Double, count: Int) {
+            (self.now, self.bytes, self.earlier, self.streaming) = (now, bytes, earlier, streaming)
+            (self.remaining, self.latency, self.count) = (remaining, latency, count)
+        }
+
+        /// `tick` with its time counted from `origin`.
+        init(_ tick: Tick, since origin: Double) {
+            self.init(
+                now: tick.now - origin, bytes: tick.bytes, earlier: tick.earlier, streaming: tick.streaming,
+                remaining: tick.remaining, latency: tick.latency, count: tick.count)
+        }
+
+        /// The line `record` writes: times in 1/10,000 s, latency in microseconds.
+        var line: String {
+            "\(Int64((now * 10_000).rounded())) \(bytes) \(earlier) \(streaming) \(remaining) \(Int64((latency * 1e6).rounded())) \(count)\n"
+        }
+
+        /// Parses a line as `record` writes it.
         init?(_ line: Substring) {
             let fields = line.split(separator: " ").compactMap { Int64($0) }
             guard fields.count == 7 else { return nil }

@@ -34,8 +34,6 @@ struct ThroughputWindow {
         samples.reserveCapacity(128)
     }
 
-    var start: Double { samples[0].time }
-
     /// Two halves steady when the slower carried at least this share of the faster.
     static let steadyShare = 0.75
 
