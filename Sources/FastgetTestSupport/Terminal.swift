@@ -3,18 +3,38 @@ import Foundation
 import Glibc
 
 /// A command run on a pseudo-terminal of a given size, and what a terminal would show after
-/// it: the lines of a screen that never scrolls away (moving the cursor above the first line
-/// stays on it), so a display that erases more than its own lines is caught.
+/// it (`TerminalScreen`: a screen of that many rows whose top row goes to the scrollback), so a
+/// display that erases more than its own lines, or scrolls, is caught.
 public struct TerminalRun {
     public let status: Int32
     /// Every byte written to the terminal.
     public let output: [UInt8]
-    /// The screen at the end, trailing blank lines dropped.
+    /// The scrollback and the screen at the end, trailing blank lines dropped.
     public let screen: [String]
+    /// Lines that went to the scrollback.
+    public let scrolled: Int
+    /// How many bytes of `output` the terminal had shown when it was resized (nil: it was not).
+    public let resizedAt: Int?
+
+    /// A size the terminal takes once what it has shown so far satisfies `when`: a resize in
+    /// the middle of a run, as a user drags a window's edge.
+    public struct Resize: Sendable {
+        public let columns: Int
+        public let rows: Int
+        public let when: @Sendable ([UInt8]) -> Bool
+
+        public init(columns: Int, rows: Int, when: @escaping @Sendable ([UInt8]) -> Bool) {
+            (self.columns, self.rows, self.when) = (columns, rows, when)
+        }
+    }
 
     /// Runs `executable` with `arguments` in `directory`, its standard streams on a new
-    /// pseudo-terminal of `columns` × 40. Waits at most `timeout` seconds.
-    public init(_ executable: String, _ arguments: [String], in directory: String, columns: Int = 80, timeout: Double = 60) throws {
+    /// pseudo-terminal of `columns` × `rows`, resized once by `resize`. Waits at most `timeout`
+    /// seconds.
+    public init(
+        _ executable: String, _ arguments: [String], in directory: String, columns: Int = 80, rows: Int = 40, resize: Resize? = nil,
+        timeout: Double = 60
+    ) throws {
         // posix_openpt and its kin need _XOPEN_SOURCE, which Glibc's module does not set: the
         // same by hand, with Linux's TIOCSPTLCK and TIOCGPTN (macros Swift does not import).
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -25,7 +45,7 @@ public struct TerminalRun {
         }
         defer { close(master) }
         let name = "/dev/pts/\(number)"
-        var size = winsize(ws_row: 40, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         let slave = open(name, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw HarnessError("cannot open the pseudo-terminal") }
@@ -35,14 +55,22 @@ public struct TerminalRun {
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         (process.standardInput, process.standardOutput, process.standardError) = (terminal, terminal, terminal)
-        let collected = Locked<[UInt8]>([])
+        let collected = Locked<(bytes: [UInt8], resizedAt: Int?)>(([], nil))
         let drained = DispatchSemaphore(value: 0)
         Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
                 if count <= 0 { break } // EIO once no one holds the terminal open
-                collected.withLock { $0.append(contentsOf: buffer[0..<count]) }
+                collected.withLock { state in
+                    state.bytes.append(contentsOf: buffer[0..<count])
+                    // Resized here, by the reader: what it has read so far is what the
+                    // terminal showed at the old size.
+                    guard let resize, state.resizedAt == nil, resize.when(state.bytes) else { return }
+                    var size = winsize(ws_row: UInt16(resize.rows), ws_col: UInt16(resize.columns), ws_xpixel: 0, ws_ypixel: 0)
+                    _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+                    state.resizedAt = state.bytes.count
+                }
             }
             drained.signal()
         }.start()
@@ -56,55 +84,20 @@ public struct TerminalRun {
         }
         _ = drained.wait(timeout: .now() + 10)
         status = process.terminationStatus
-        output = collected.withLock { $0 }
-        screen = TerminalRun.render(output)
+        (output, resizedAt) = collected.withLock { ($0.bytes, $0.resizedAt) }
+        var screen = TerminalScreen(columns: columns, rows: rows)
+        screen.write(Array(output.prefix(resizedAt ?? output.count)))
+        if let resize, let resizedAt {
+            screen.resize(columns: resize.columns, rows: resize.rows)
+            screen.write(Array(output[resizedAt...]))
+        }
+        (self.screen, scrolled) = (screen.text, screen.scrolled)
     }
 
-    /// What `bytes` leave on a screen: text, `\r`, `\n`, and the CSI sequences `A` (up), `K`
-    /// (erase to the end of the line) and `J` (erase to the end of the screen).
+    /// What `bytes` leave on a screen of 80 × 40.
     public static func render(_ bytes: [UInt8]) -> [String] {
-        var lines: [[Character]] = [[]]
-        var (row, column) = (0, 0)
-        var index = 0
-        func put(_ character: Character) {
-            while lines[row].count < column { lines[row].append(" ") }
-            if column < lines[row].count { lines[row][column] = character } else { lines[row].append(character) }
-            column += 1
-        }
-        let text = Array(String(decoding: bytes, as: UTF8.self))
-        while index < text.count {
-            let character = text[index]
-            index += 1
-            switch character {
-            case "\r": column = 0
-            case "\n", "\r\n":
-                row += 1
-                column = 0 // the terminal's ONLCR
-                if row == lines.count { lines.append([]) }
-            case "\u{1B}" where index < text.count && text[index] == "[":
-                var parameter = ""
-                index += 1
-                while index < text.count, text[index].isNumber {
-                    parameter.append(text[index])
-                    index += 1
-                }
-                guard index < text.count else { break }
-                let command = text[index]
-                index += 1
-                switch command {
-                case "A": row = max(0, row - (Int(parameter) ?? 1))
-                case "K": lines[row] = Array(lines[row].prefix(column))
-                case "J":
-                    lines[row] = Array(lines[row].prefix(column))
-                    lines.removeSubrange((row + 1)...)
-                default: break
-                }
-                while lines.count <= row { lines.append([]) }
-            default: put(character)
-            }
-        }
-        var screen = lines.map { String($0) }
-        while screen.last?.isEmpty == true { screen.removeLast() }
-        return screen
+        var screen = TerminalScreen(columns: 80, rows: 40)
+        screen.write(bytes)
+        return screen.text
     }
 }
