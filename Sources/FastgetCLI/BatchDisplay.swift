@@ -43,7 +43,7 @@ final class BatchDisplay: @unchecked Sendable {
             let now = BatchDisplay.seconds()
             guard now - lastDraw >= 0.1 else { return }
             lastDraw = now
-            display.draw(lines(width: Console.terminalWidth))
+            display.draw(short: -1, lines)
         }
     }
 
@@ -56,7 +56,7 @@ final class BatchDisplay: @unchecked Sendable {
             }
             display.clear()
             Console.write(text)
-            if !running.isEmpty { display.draw(lines(width: Console.terminalWidth)) }
+            if !running.isEmpty { display.draw(short: -1, lines) }
         }
     }
 
@@ -64,12 +64,13 @@ final class BatchDisplay: @unchecked Sendable {
     func clear() { locked { display.clear() } }
 
     /// `name  45%  12.0 MiB of 27.0 MiB  3.20 MiB/s` per running download (at most eight), then
-    /// `3 of 10 done, 2 running, 6.40 MiB/s`.
+    /// `3 of 10 done, 2 running, 6.40 MiB/s`; a narrow terminal drops whole items of each line
+    /// and shortens the names to at most half of it.
     private func lines(width: Int) -> [String] {
         var lines = running.prefix(8).map { item -> String in
-            var text = ProgressView.totals(item.progress, speed: item.window.speed, segments: false)
-            text = item.name + "  " + text.drop { $0 == " " }
-            return String(text.prefix(max(20, width)))
+            let name = String(item.name.prefix(width / 2))
+            let text = ProgressView.totals(item.progress, speed: item.window.speed, count: false, width: width - name.count - 2)
+            return name + "  " + text.drop { $0 == " " }
         }
         if running.count > 8 { lines.append("+\(running.count - 8) more") }
         let speed = running.reduce(0) { $0 + $1.window.speed }

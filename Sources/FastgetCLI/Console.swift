@@ -23,10 +23,22 @@ enum Console {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Columns of the terminal on stderr (`COLUMNS` or 80 when it cannot be asked).
-    static var terminalWidth: Int {
+    static var terminalWidth: Int { terminalSize.columns }
+
+    /// The terminal on stderr's size, asked each time (a resize between two frames shows in
+    /// the next); `COLUMNS` and `LINES`, else 80 × 24, when it cannot be asked.
+    static var terminalSize: TerminalSize {
         var size = winsize()
-        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return columns }
-        return 80
+        let asked = ioctl(2, UInt(TIOCGWINSZ), &size) == 0
+        func variable(_ name: String) -> Int? { getenv(name).flatMap { Int(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil } }
+        return TerminalSize(
+            columns: asked && size.ws_col > 0 ? Int(size.ws_col) : variable("COLUMNS") ?? 80,
+            rows: asked && size.ws_row > 0 ? Int(size.ws_row) : variable("LINES") ?? 24)
     }
+}
+
+/// Columns and rows of a terminal.
+struct TerminalSize: Equatable {
+    let columns: Int
+    let rows: Int
 }

@@ -3,43 +3,73 @@ import Fastget
 /// The progress display on a terminal: redrawn in place (at most every progress interval),
 /// never scrolling; the speed is the rate over the last three seconds.
 ///
+/// It owns only its own lines, at any size: lines stay clear of the last column (where `ESC[K`
+/// would erase the last character in the terminal's pending-wrap state), a display taller than
+/// the pane becomes one line (else every frame would scroll into the scrollback), and the size
+/// is asked each frame, so a resize redraws at the new size.
+///
 /// Unchecked Sendable: it is used only on the thread that runs the download, where progress
-/// callbacks and events are delivered.
+/// callbacks and events are delivered (a batch's display calls it under its lock).
 final class ProgressLine: @unchecked Sendable {
     private var window = SpeedWindow(seconds: 3)
     /// Each server's, with mirrors.
     private var sourceWindows: [SpeedWindow] = []
-    private var drawnLines = 0
+    /// The length of each line drawn last: how many rows they take depends on the width now.
+    private var drawn: [Int] = []
+    /// A stream (`-o -`): the totals count connections.
+    private let stream: Bool
+    private let size: () -> TerminalSize
+    private let write: (String) -> Void
+
+    init(
+        stream: Bool = false, size: @escaping () -> TerminalSize = { Console.terminalSize },
+        write: @escaping (String) -> Void = { Console.write($0) }
+    ) {
+        (self.stream, self.size, self.write) = (stream, size, write)
+    }
 
     func update(_ progress: DownloadProgress) {
         window.add(progress)
         if sourceWindows.count != progress.sources.count { sourceWindows = progress.sources.map { _ in SpeedWindow(seconds: 3) } }
         for (index, source) in progress.sources.enumerated() { sourceWindows[index].add(time: progress.elapsed, bytes: source.bytes) }
-        draw(ProgressView.lines(progress, speed: window.speed, sourceSpeeds: sourceWindows.map(\.speed), width: Console.terminalWidth))
+        draw { width in
+            ProgressView.lines(progress, speed: self.window.speed, sourceSpeeds: self.sourceWindows.map(\.speed), width: width, stream: self.stream)
+        }
     }
 
-    /// Replaces what it drew last with `lines`, in place.
-    func draw(_ lines: [String]) {
-        var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
+    /// Replaces what it drew last with the lines `frame` gives for a width, in place. When they
+    /// are more than the pane's rows, only the one at `short` (counted from the end when
+    /// negative): the line that says the most on its own.
+    func draw(short: Int = 0, _ frame: (Int) -> [String]) {
+        let size = size()
+        // The last column stays empty; at least 20 columns, as the view's narrowest.
+        let width = max(size.columns - 1, 20)
+        var lines = frame(width).map { String($0.prefix(width)) }
+        let alone = short < 0 ? lines.count + short : short
+        if lines.count > size.rows, lines.indices.contains(alone) { lines = [lines[alone]] }
+        var text = up(columns: size.columns)
         text += lines.map { "\r\u{1B}[K" + $0 }.joined(separator: "\n")
-        // Fewer lines than last time: clear the ones left below, then come back up.
-        if drawnLines > lines.count {
-            let extra = drawnLines - lines.count
-            text += String(repeating: "\n\r\u{1B}[K", count: extra) + "\u{1B}[\(extra)A"
-        }
-        Console.write(text)
-        // The cursor is on the last line of what was just drawn, whatever was there before: the
-        // next redraw goes up from here (counting the old, longer display went too far up and
-        // erased the user's own lines above it).
-        drawnLines = lines.count
+        // Whatever the last frame left below (it had more lines, or they took more rows before
+        // a shrink); then back to the first column, where the cursor stays whatever the width
+        // does next.
+        text += "\u{1B}[J\r"
+        write(text)
+        drawn = lines.map(\.count)
     }
 
     /// Clears the display so that the summary or an error starts on a clean line.
     func clear() {
-        guard drawnLines > 0 else { return }
-        var text = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
-        text += "\r\u{1B}[J"
-        Console.write(text)
-        drawnLines = 0
+        guard !drawn.isEmpty else { return }
+        write(up(columns: size().columns) + "\r\u{1B}[J")
+        drawn = []
+    }
+
+    /// From the first column of the last line drawn to the first of the first: each line above
+    /// takes as many rows as the terminal now wraps it into. A terminal that reflows on a
+    /// shrink (most do; tmux does) wraps the old, longer lines; one that cuts them does not,
+    /// and a line no longer than the new width takes one row in both.
+    private func up(columns: Int) -> String {
+        let rows = drawn.dropLast().reduce(0) { $0 + max(1, ($1 + columns - 1) / max(columns, 1)) }
+        return rows > 0 ? "\u{1B}[\(rows)A" : ""
     }
 }

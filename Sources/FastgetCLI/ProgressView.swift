@@ -9,15 +9,14 @@ import Fastget
 /// When there are more segments than columns, a cell stands for several (the most telling
 /// state of them wins).
 enum ProgressView {
-    /// Lines of at most `width` characters (ASCII only).
-    static func lines(_ progress: DownloadProgress, speed: Double, sourceSpeeds: [Double] = [], width: Int) -> [String] {
+    /// Lines of at most `width` characters (ASCII only). `stream`: the download goes out in
+    /// order (`-o -`), its segments are small units of a window, and the totals line counts the
+    /// connections receiving them instead.
+    static func lines(
+        _ progress: DownloadProgress, speed: Double, sourceSpeeds: [Double] = [], width: Int, stream: Bool = false
+    ) -> [String] {
         let width = max(width, 20)
-        // Narrow terminals lose the segment count first, then the total size.
-        let candidates = [
-            totals(progress, speed: speed), totals(progress, speed: speed, segments: false),
-            totals(progress, speed: speed, segments: false, total: false),
-        ]
-        var lines = [clip(candidates.first { $0.count <= width } ?? candidates[2], width)]
+        var lines = [totals(progress, speed: speed, stream: stream, width: width)]
         let segments = progress.segments
         guard segments.count > 1 else { return lines }
         lines.append(map(segments, width: width))
@@ -26,32 +25,70 @@ enum ProgressView {
         return lines
     }
 
-    /// `mirror.example.org 6.0M 3.1M/s  127.0.0.1:8080 2.2M dropped`, at most two lines.
+    /// `mirror.example.org 6.0M 3.1M/s  127.0.0.1:8080 2.2M dropped`, at most two lines. A host
+    /// too long for the width is shortened, never its figures.
     static func servers(_ sources: [SourceFigures], speeds: [Double], width: Int) -> [String] {
         let cells = sources.enumerated().map { index, source in
             let rate = source.dropped != nil ? "dropped" : index < speeds.count ? compact(speeds[index]) + "/s" : "-"
-            return "\(source.host) \(compact(Double(source.bytes))) \(rate)"
+            let figures = " \(compact(Double(source.bytes))) \(rate)"
+            return String(source.host.prefix(max(1, width - figures.count))) + figures
         }
         return wrap(cells, width: width, lines: 2)
     }
 
-    static func totals(_ progress: DownloadProgress, speed: Double, segments: Bool = true, total showTotal: Bool = true) -> String {
-        var parts: [String] = []
+    /// One item of the totals line, and how readily it goes when the line does not fit.
+    struct Item {
+        let text: String
+        /// Dropped first: the highest. The bytes done stay, then the percentage, the speed, the
+        /// ETA, the total size, and the segment (or connection) count goes first.
+        let drop: Int
+        /// Follows the item before it after one blank (`of 1.00 GiB`), not two.
+        var attached = false
+    }
+
+    /// ` 45%  512 MiB of 1.00 GiB  14.2 MiB/s  ETA 36.0 s  5/16 segments`, with every item.
+    static func totals(_ progress: DownloadProgress, speed: Double, segments: Bool = true, stream: Bool = false) -> String {
+        joined(items(progress, speed: speed, count: segments, stream: stream))
+    }
+
+    /// The totals line in at most `width` characters: whole items dropped, in the order of
+    /// `Item.drop`, never a figure cut short.
+    static func totals(_ progress: DownloadProgress, speed: Double, stream: Bool = false, count: Bool = true, width: Int) -> String {
+        var items = items(progress, speed: speed, count: count, stream: stream)
+        while joined(items).count > width, let worst = items.indices.max(by: { items[$0].drop < items[$1].drop }), items[worst].drop > 0 {
+            items.remove(at: worst)
+        }
+        return clip(joined(items), width)
+    }
+
+    static func items(_ progress: DownloadProgress, speed: Double, count: Bool, stream: Bool) -> [Item] {
+        var items: [Item] = []
         if let total = progress.totalBytes, total > 0 {
             let percent = Int(Double(progress.completedBytes) * 100 / Double(total))
-            parts.append(pad("\(percent)%", 4))
-            let done = Format.bytes(Double(progress.completedBytes))
-            parts.append(showTotal ? "\(done) of \(Format.bytes(Double(total)))" : done)
+            items.append(Item(text: pad("\(percent)%", 4), drop: 1))
+            items.append(Item(text: Format.bytes(Double(progress.completedBytes)), drop: 0))
+            items.append(Item(text: "of \(Format.bytes(Double(total)))", drop: 4, attached: true))
         } else {
-            parts.append(Format.bytes(Double(progress.completedBytes)))
+            items.append(Item(text: Format.bytes(Double(progress.completedBytes)), drop: 0))
         }
-        parts.append("\(Format.bytes(speed))/s")
+        items.append(Item(text: "\(Format.bytes(speed))/s", drop: 2))
         if let total = progress.totalBytes, speed > 0, total > progress.completedBytes {
-            parts.append("ETA \(Format.duration(Double(total - progress.completedBytes) / speed))")
+            items.append(Item(text: "ETA \(Format.duration(Double(total - progress.completedBytes) / speed))", drop: 3))
         }
         let running = progress.segments.filter { $0.state == .active || $0.state == .stalled }.count
-        if segments && progress.segments.count > 1 { parts.append("\(running)/\(progress.segments.count) segments") }
-        return parts.joined(separator: "  ")
+        if count && progress.segments.count > 1 {
+            // A stream's segments are the units of its reorder window (thousands of them):
+            // what the reader wants to know is how many connections fetch them.
+            let text = stream ? Summary.counted(running, "connection") : "\(running)/\(progress.segments.count) segments"
+            items.append(Item(text: text, drop: 5))
+        }
+        return items
+    }
+
+    private static func joined(_ items: [Item]) -> String {
+        items.enumerated().reduce("") { line, next in
+            next.offset == 0 ? next.element.text : line + (next.element.attached ? " " : "  ") + next.element.text
+        }
     }
 
     /// `[##=<^!..]`, one cell per segment, or per group of segments when they do not fit.
@@ -88,26 +125,28 @@ enum ProgressView {
     }
 
     /// `cells` two blanks apart on lines of at most `width`, at most `maximum` lines, the last
-    /// ending `+N more` when they do not fit.
+    /// ending `+N more` when they do not fit: whole cells go to make room for it, never part of
+    /// one.
     static func wrap(_ cells: [String], width: Int, lines maximum: Int) -> [String] {
-        var lines: [String] = []
-        var line = ""
-        for (number, cell) in cells.enumerated() {
-            let candidate = line.isEmpty ? cell : line + "  " + cell
-            if candidate.count <= width {
-                line = candidate
-                continue
-            }
-            lines.append(line)
-            line = cell
-            if lines.count == maximum {
-                let more = "+\(cells.count - number) more"
-                lines[maximum - 1] = clip(lines[maximum - 1], width - more.count - 2) + "  " + more
-                return lines
+        var rows: [[String]] = []
+        for cell in cells {
+            if let last = rows.last, (last + [cell]).joined(separator: "  ").count <= width {
+                rows[rows.count - 1].append(cell)
+            } else {
+                rows.append([cell])
             }
         }
-        if !line.isEmpty { lines.append(clip(line, width)) }
-        return lines
+        if rows.count > maximum {
+            var last = rows[maximum - 1]
+            var shown = rows.prefix(maximum).reduce(0) { $0 + $1.count }
+            func more() -> String { "+\(cells.count - shown) more" }
+            while !last.isEmpty, (last + [more()]).joined(separator: "  ").count > width {
+                last.removeLast()
+                shown -= 1
+            }
+            rows = Array(rows.prefix(maximum - 1)) + [last + [more()]]
+        }
+        return rows.map { clip($0.joined(separator: "  "), width) }
     }
 
     /// A short rate for a map cell: 980k, 1.2M, 15M.

@@ -10,7 +10,7 @@ enum SingleDownload {
             SignalWatcher.watch { download.pause() }
             SignalWatcher.arm(after: invocation.maximumTime)
             let human = !invocation.quiet && !invocation.json
-            let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine() : nil
+            let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine(stream: download.writesAsStream) : nil
             let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
             if invocation.json { download.onEvent(JSONEvents.write) }
             download.onEvent(stop.observe)

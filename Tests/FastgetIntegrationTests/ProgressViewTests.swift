@@ -85,4 +85,35 @@ import Testing
         #expect(narrow.suffix(2) == ["a.example 6.0M 3.0M/s", "127.0.0.1:8080 1.5k dropped"], "\(narrow)")
         #expect(narrow.allSatisfy { $0.count <= 30 })
     }
+
+    /// Every totals item, and `done of total` together, as the full line has them.
+    func items(_ progress: DownloadProgress, speed: Double) -> Set<String> {
+        let items = ProgressView.items(progress, speed: speed, count: true, stream: false).map { $0.text.drop { $0 == " " } }
+        return Set(items.map(String.init) + [items[1] + " " + items[2]])
+    }
+
+    @Test func aNarrowTerminalDropsWholeItemsNeverPartOfANumber() throws {
+        let progress = snapshot(segments: 64)
+        let speed = 12.0 * 1_048_576
+        let lines = ProgressView.lines(progress, speed: speed, width: 40)
+        #expect(lines[0] == " 63%  40.5 MiB  12.0 MiB/s  ETA 1.96 s", "the count, then the total, went")
+        #expect(lines[2...] == ["22:1.9M  23:1.5M  24:1.5M  25:1.5M", "26:1.5M  27:1.5M  28:1.5M  29:1.5M", "30:1.5M  31:1.5M  32:1.5M  +31 more"])
+        let cell = try Regex(#"^(\d+:(\d+(\.\d)?[kMG]?|stalled|-)|\+\d+ more)$"#)
+        for width in 20...120 {
+            let lines = ProgressView.lines(progress, speed: speed, width: width)
+            #expect(lines.allSatisfy { $0.count <= width }, "\(width): \(lines)")
+            let shown = lines[0].split(separator: "  ").map { String($0.drop { $0 == " " }) }
+            #expect(Set(shown).isSubset(of: items(progress, speed: speed)), "\(width): \(lines[0])")
+            let cells = lines[2...].flatMap { $0.split(separator: "  ") }
+            #expect(cells.allSatisfy { $0.wholeMatch(of: cell) != nil }, "\(width): \(lines)")
+            let more = cells.last.flatMap { $0.hasPrefix("+") ? Int($0.dropFirst().prefix { $0.isNumber }) : 0 } ?? 0
+            #expect(cells.filter { !$0.hasPrefix("+") }.count + more == 42, "every running segment shown or counted")
+        }
+    }
+
+    @Test func aStreamCountsConnectionsNotItsWindowUnits() {
+        let progress = snapshot(segments: 64)
+        #expect(ProgressView.lines(progress, speed: 1, width: 120, stream: true)[0].hasSuffix("  42 connections"))
+        #expect(ProgressView.totals(progress, speed: 1, stream: false, width: 120).hasSuffix("  42/64 segments"))
+    }
 }
