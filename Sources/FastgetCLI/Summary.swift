@@ -6,7 +6,8 @@ enum Summary {
     /// `fastget: saved NAME (5.00 MiB in 1.20 s, 4.17 MiB/s)`, where `saved` is "saved NAME"
     /// or "wrote standard output". The speed is that of the bytes fetched in this run (a resumed
     /// download says how many that was); `details` adds the connections, and steals, retries and
-    /// resumed bytes when there were any.
+    /// resumed bytes when there were any. The connections are the most that ran at once (`-v`
+    /// counts the ones opened), so they say so past one.
     static func line(_ report: DownloadReport, saved: String, details: Bool) -> String {
         let fetched = max(0, report.bytes - report.resumedBytes)
         let speed = report.seconds > 0 ? Double(fetched) / report.seconds : 0
@@ -14,7 +15,7 @@ enum Summary {
         if report.resumedBytes > 0 { text += "; \(Format.bytes(Double(fetched))) fetched" }
         text += " in \(Format.duration(report.seconds)), \(Format.bytes(speed))/s"
         if details {
-            text += ", " + counted(report.workers, "connection")
+            text += ", " + counted(report.workers, "connection") + (report.workers > 1 ? " at once" : "")
             if report.steals > 0 { text += ", " + counted(report.steals, "steal") }
             if report.retries > 0 { text += ", " + counted(report.retries, "retry", plural: "retries") }
             if report.resumedBytes > 0 { text += ", \(Format.bytes(Double(report.resumedBytes))) resumed" }

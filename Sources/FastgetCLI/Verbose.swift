@@ -22,8 +22,9 @@ enum Verbose {
         }
     }
 
-    /// `-v`, after the download: the connection count planned, then what it took (connections,
-    /// TLS handshakes, steals, hedges, retries), last, as scripts read it.
+    /// `-v`, after the download: the connection count planned, then what it took (connections
+    /// opened — the summary's are the most at once —, TLS handshakes, steals, hedges, retries),
+    /// last, as scripts read it. Each count with its noun in the singular or the plural.
     static func totals(_ report: DownloadReport) -> String {
         var tls = ""
         if report.fullHandshakes + report.resumedHandshakes > 0 {
@@ -32,6 +33,7 @@ enum Verbose {
         // The plan, as the dry run would have said it, and how many ran at once under it.
         let plan = report.plannedConnections.map { "fastget: planned \($0.text); at most \(report.workers) at once\n" } ?? ""
         return plan
-            + "fastget: \(report.connections) connections\(tls), \(report.steals) steals, \(report.hedges) hedges won, \(report.hedgesLost) lost, \(report.retries) retries\n"
+            + "fastget: \(Summary.counted(report.connections, "connection")) opened\(tls), \(Summary.counted(report.steals, "steal")), "
+            + "\(Summary.counted(report.hedges, "hedge")) won, \(report.hedgesLost) lost, \(Summary.counted(report.retries, "retry", plural: "retries"))\n"
     }
 }
