@@ -39,6 +39,17 @@ import Testing
         #expect(governor.count == 16)
     }
 
+    @Test func theFirstStepComesOnceSlowStartsLastTwoLooksAgree() {
+        // A steady connection: after the ramp (0.1 s), the first looks come every 0.15 s; the
+        // second and third looks see the same rate, and those two steps are the measurement
+        // (0.55 s); no window of its own follows them (0.7 s before).
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let first = run(&governor, from: 0, bytes: &bytes) { _ in 1_048_576 }
+        #expect(first.change?.count == 4)
+        #expect(first.at < 0.6, "the first step came at \(first.at) s")
+    }
+
     @Test func goesBackWhenMoreConnectionsDoNotHelp() {
         // The link is the limit: more connections bring nothing; the count returns to 1.
         var governor = ConnectionGovernor(maximum: 16, now: 0)

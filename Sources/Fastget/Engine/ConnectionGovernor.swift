@@ -3,8 +3,10 @@
 ///
 /// What is measured: the bytes of all connections, and of those there before the last step,
 /// over a `ThroughputWindow`. A window starts once every connection delivers and a ramp of two
-/// request latencies has passed (a new connection's slow start); the first one also waits until
-/// the first connection's rate stops growing. It ends when its two halves agree within a
+/// request latencies has passed (a new connection's slow start). The first connection is
+/// looked at every shortest window until its rate stops growing; when its last two looks agree
+/// within a quarter, they are the first measurement, and the first step is taken at once.
+/// Any other window ends when its two halves agree within a
 /// quarter, after at least 0.15 s and two request latencies, or at its longest: 0.5 s and four
 /// request latencies (about eight round trips), whole seconds once the server was seen to send
 /// in bursts. Windows follow each other without a gap, so every judgment is against the rate
@@ -72,8 +74,8 @@ struct ConnectionGovernor {
     private var bursty = false
     /// A window whose halves differ by this share of the faster is one burst and a pause.
     static let burstSpread = 0.95
-    /// The first connection's last look while in slow start.
-    private var slowStart: (time: Double, bytes: Int64, rate: Double)?
+    /// The first connection's last three looks while in slow start.
+    private var looks: [(time: Double, bytes: Int64)] = []
 
     /// A measurement lasts at least this many seconds (and two request latencies)…
     static let shortestWindow = 0.15
@@ -147,10 +149,18 @@ struct ConnectionGovernor {
             return change
         }
         guard var window else {
-            if now - deliveringSince! >= timing.ramp, !inSlowStart(now: now, bytes: bytes, step: timing.shortest) {
-                window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+            guard now - deliveringSince! >= timing.ramp else { return nil }
+            switch slowStart(now: now, bytes: bytes, step: timing.shortest) {
+            case .growing:
+                return nil
+            case .over:
+                self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+                return nil
+            case .steady(let rates):
+                // Its last two looks agree: they are the first measurement, taken at once.
+                self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+                return measured(rates, now: now, remaining: remaining, latency: latency)
             }
-            return nil
         }
         let shortest = bursty ? timing.longest : timing.shortest
         guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: timing.longest) else {
@@ -159,6 +169,12 @@ struct ConnectionGovernor {
         }
         // The next measurement starts at once: a settled count's rate stays current.
         self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
+        return measured(rates, now: now, remaining: remaining, latency: latency)
+    }
+
+    /// What a finished measurement leads to: a judgment of the step before it, a try of a
+    /// settled count, or the first step.
+    private mutating func measured(_ rates: ThroughputWindow.Rates, now: Double, remaining: Int64, latency: Double) -> Change? {
         if rates.spread >= ConnectionGovernor.burstSpread, !bursty {
             // Half the window carried (almost) nothing: a burst and a pause, not a rate. From
             // now on, whole seconds; this window is not judged.
@@ -248,19 +264,33 @@ struct ConnectionGovernor {
         return step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason)
     }
 
-    /// Whether the first connection is still in slow start: its rate over each `step` seconds
-    /// still grew by more than a quarter, for at most `slowStartLimit` seconds. A baseline
-    /// taken there, at the peak a lossy path will not sustain, would make every step look bad.
-    private mutating func inSlowStart(now: Double, bytes: Int64, step: Double) -> Bool {
-        guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return false }
-        guard let last = slowStart else {
-            slowStart = (now, bytes, 0)
-            return true
-        }
-        guard now - last.time >= step else { return true }
-        let rate = Double(bytes - last.bytes) / (now - last.time)
-        slowStart = (now, bytes, rate)
-        return last.rate == 0 || rate > 1.25 * last.rate
+    /// Where the first connection is in its slow start, looked at every `step` seconds.
+    private enum SlowStart {
+        /// Its rate over the last step still grew by more than a quarter.
+        case growing
+        /// Past `slowStartLimit`, or its rate fell: a measurement starts now.
+        case over
+        /// Its last two steps carried rates within `ThroughputWindow.steadyShare` of each other:
+        /// together they are a measurement.
+        case steady(ThroughputWindow.Rates)
+    }
+
+    /// Whether the first connection is still in slow start, for at most `slowStartLimit`
+    /// seconds. A baseline taken there, at the peak a lossy path will not sustain, would make
+    /// every step look bad.
+    private mutating func slowStart(now: Double, bytes: Int64, step: Double) -> SlowStart {
+        guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return .over }
+        if let last = looks.last, now - last.time < step { return .growing }
+        looks.append((now, bytes))
+        if looks.count > 3 { looks.removeFirst() }
+        guard looks.count == 3 else { return .growing }
+        func rate(_ from: Int) -> Double { Double(looks[from + 1].bytes - looks[from].bytes) / (looks[from + 1].time - looks[from].time) }
+        let (first, second) = (rate(0), rate(1))
+        guard first > 0, second <= 1.25 * first else { return .growing }
+        let spread = 1 - min(first, second) / max(first, second)
+        guard spread <= 1 - ThroughputWindow.steadyShare else { return .over }
+        let all = Double(bytes - looks[0].bytes) / (now - looks[0].time)
+        return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread))
     }
 
     /// Whether more connections can pay for their setup: the rest would take longer, at the
