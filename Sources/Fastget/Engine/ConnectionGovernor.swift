@@ -5,7 +5,8 @@
 /// over a `ThroughputWindow`. A window starts once every connection delivers and a ramp of two
 /// request latencies has passed (a new connection's slow start). The first connection is
 /// looked at every shortest window until its rate stops growing; when its last two looks agree
-/// within a quarter, they are the first measurement, and the first step is taken at once.
+/// within a tenth (a rate held by a cap), they are the first measurement, and the first step is
+/// taken at once.
 /// Any other window ends when its two halves agree within a
 /// quarter, after at least 0.15 s and two request latencies, or at its longest: 0.5 s and four
 /// request latencies (about eight round trips), whole seconds once the server was seen to send
@@ -99,6 +100,9 @@ struct ConnectionGovernor {
     static let longestReprobeInterval = 32.0
     /// Longest windows after an undo before the same step is tried again (see `retry`).
     static let settling = 4.0
+    /// How far the first connection's last two looks may differ (a share of the faster) to
+    /// count as its settled rate.
+    static let flat = 0.1
     /// Shares of an existing connection's throughput that each added one must bring: for
     /// growing ×4; below the second, the step is undone.
     static let linearShare = 0.75
@@ -268,10 +272,10 @@ struct ConnectionGovernor {
     private enum SlowStart {
         /// Its rate over the last step still grew by more than a quarter.
         case growing
-        /// Past `slowStartLimit`, or its rate fell: a measurement starts now.
+        /// Past `slowStartLimit`, or its rate grows slowly or fell: a measurement starts now.
         case over
-        /// Its last two steps carried rates within `ThroughputWindow.steadyShare` of each other:
-        /// together they are a measurement.
+        /// Its last two steps carried rates within `flat` of each other: together they are a
+        /// measurement.
         case steady(ThroughputWindow.Rates)
     }
 
@@ -288,7 +292,11 @@ struct ConnectionGovernor {
         let (first, second) = (rate(0), rate(1))
         guard first > 0, second <= 1.25 * first else { return .growing }
         let spread = 1 - min(first, second) / max(first, second)
-        guard spread <= 1 - ThroughputWindow.steadyShare else { return .over }
+        // Flat, not merely slowing: after slow start, CUBIC still grows a connection that has
+        // a link to itself by a tenth or more per look, and a baseline taken there would make
+        // the next connections look useful (measured on the lab's `shared` link). Anything
+        // short of flat gets a window of its own, as any later measurement does.
+        guard spread <= ConnectionGovernor.flat else { return .over }
         let all = Double(bytes - looks[0].bytes) / (now - looks[0].time)
         return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread))
     }
