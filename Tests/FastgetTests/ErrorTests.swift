@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ErrorTests {
     @Test(arguments: [
-        (FastgetError.Code.usage, Int32(64)), (.notFound, 66), (.hostNotFound, 68), (.unavailable, 69),
+        (FastgetError.Code.usage, Int32(64)), (.clientError, 65), (.notFound, 66), (.hostNotFound, 68), (.unavailable, 69),
         (.serverError, 69), (.cannotCreateOutput, 73), (.localIO, 74), (.temporary, 75),
         (.protocolViolation, 76), (.tls, 76), (.accessDenied, 77), (.cancelled, 130),
     ])
@@ -15,11 +15,14 @@ import Testing
 
     @Test(arguments: [
         (404, Int32(66)), (410, 66), (401, 77), (403, 77), (407, 77), (408, 75), (429, 75), (502, 75),
-        (503, 75), (504, 75), (500, 69), (501, 69), (400, 76), (416, 76), (418, 76),
+        (503, 75), (504, 75), (425, 75), (500, 69), (501, 69), (505, 69), (416, 76), (400, 65), (405, 65),
+        (409, 65), (418, 65), (451, 65),
     ])
     func httpStatusesMapToExitCodes(status: Int, exit: Int32) throws {
         let error = FastgetError.status(status, reason: "Reason", url: try HTTPURL("http://h/f"))
         #expect(error.exitCode == exit)
+        // Only these may pass on their own; the rest answer the same again.
+        #expect(error.isRetryable == [408, 425, 429, 500, 502, 503, 504].contains(status), "\(status)")
         #expect(error.httpStatus == status)
         #expect(error.message == "server answered \(status) Reason for http://h/f")
     }

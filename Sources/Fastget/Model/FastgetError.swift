@@ -27,19 +27,24 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
         /// A bad option or URL: nothing touched the network. Exit 64.
         public static let usage = Code("usage", exit: 64)
+        /// The server refused the request as made: a 4xx other than not-found (404/410), access
+        /// (401/403/407) and the temporary ones (408/425/429), e.g. 400, 405, 409, 418, 451.
+        /// Asking again the same way gets the same answer. Exit 65.
+        public static let clientError = Code("client-error", exit: 65)
         /// A needed input is missing: HTTP 404/410, or an unreadable CA file. Exit 66.
         public static let notFound = Code("not-found", exit: 66)
         /// The host name does not resolve. Exit 68.
         public static let hostNotFound = Code("host-not-found", exit: 68)
         /// The server refused the connection or cannot be reached. Exit 69.
         public static let unavailable = Code("unavailable", exit: 69)
-        /// The server failed (5xx other than the temporary ones). Exit 69.
+        /// The server failed with 500, retried as it may pass; other 5xx than the temporary ones
+        /// (501, 505, 507, …) are `unavailable`, not retried. Exit 69.
         public static let serverError = Code("server-error", exit: 69, retryable: true)
         /// The output file exists (no-clobber) or cannot be created. Exit 73.
         public static let cannotCreateOutput = Code("cannot-create-output", exit: 73)
         /// Reading or writing local files failed, including a full disk. Exit 74.
         public static let localIO = Code("local-io", exit: 74)
-        /// A timeout, a dropped connection, a busy server (408/429/502/503/504), a DNS hiccup. Exit 75.
+        /// A timeout, a dropped connection, a busy server (408/425/429/502/503/504), a DNS hiccup. Exit 75.
         public static let temporary = Code("temporary", exit: 75, retryable: true)
         /// The server broke HTTP's rules or ours: malformed response, wrong range, bad redirect. Exit 76.
         public static let protocolViolation = Code("protocol", exit: 76)
@@ -51,7 +56,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code("cancelled", exit: 130)
 
         static let all: [Code] = [
-            .usage, .notFound, .hostNotFound, .unavailable, .serverError, .cannotCreateOutput, .localIO,
+            .usage, .clientError, .notFound, .hostNotFound, .unavailable, .serverError, .cannotCreateOutput, .localIO,
             .temporary, .protocolViolation, .tls, .accessDenied, .cancelled,
         ]
     }
@@ -131,8 +136,15 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
             switch status {
             case 404, 410: .notFound
             case 401, 403, 407: .accessDenied
-            case 408, 429, 502, 503, 504: .temporary
-            case 500...599: .serverError
+            // Only these may pass on their own: retried (with Retry-After when sent).
+            case 408, 425, 429, 502, 503, 504: .temporary
+            case 500: .serverError
+            // 501 Not Implemented, 505 and the rest say the same again: not retried.
+            case 501...599: .unavailable
+            // 416 to a range fastget asked for is the server breaking the protocol (a range
+            // inside the length it gave), not the user's request.
+            case 416: .protocolViolation
+            case 400...499: .clientError
             default: .protocolViolation
             }
         return FastgetError(code, "server answered \(text) for \(url)", httpStatus: status)
