@@ -38,18 +38,26 @@ private let data = testBytes(count: (1 << 20) + 3)
         #expect(error.message.contains("redirect loop") && error.exitCode == 76)
     }
 
-    @Test func stopsAfterTenRedirects() throws {
+    @Test func followsTwentyRedirectsByDefaultAndMaximumRedirectsWhenSet() throws {
         let server = try TestServer { request in
             let hop = Int(request.target.dropFirst()) ?? 0
-            return hop == 11 ? .file(TestFile(data)) : .redirect(status: 308, location: "/\(hop + 1)")
+            return hop == 21 ? .file(TestFile(data)) : .redirect(status: 308, location: "/\(hop + 1)")
         }
         let (tooMany, directory, _) = try download(server.url("/0"))
         defer { directory.remove() }
         guard case .failure(let error) = tooMany else { Issue.record("expected a failure"); return }
-        #expect(error.message.contains("more than 10 redirects"))
-        let (tenHops, other, _) = try download(server.url("/1"))
+        #expect(error.message.contains("more than 20 redirects") && error.exitCode == 76, "\(error.message)")
+        #expect(error.hint == "use --max-redirs N to follow more")
+        let (twentyHops, other, _) = try download(server.url("/1"))
         defer { other.remove() }
-        #expect(throws: Never.self) { try tenHops.get() }
+        #expect(throws: Never.self) { try twentyHops.get() }
+        let (allowed, third, _) = try download(server.url("/0")) { $0.maximumRedirects = 21 }
+        defer { third.remove() }
+        #expect(throws: Never.self) { try allowed.get() }
+        let (none, fourth, _) = try download(server.url("/20")) { $0.maximumRedirects = 0 }
+        defer { fourth.remove() }
+        guard case .failure(let refused) = none else { Issue.record("expected a failure"); return }
+        #expect(refused.message.hasPrefix("more than 0 redirects, last to "), "\(refused.message)")
     }
 
     @Test func sendsCredentialsOnlyToTheirOwnHost() throws {

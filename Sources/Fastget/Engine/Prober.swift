@@ -2,8 +2,6 @@
 /// `Range: bytes=0-0` when HEAD is refused (any status but 404 and 410) or inconclusive.
 /// Follows redirects.
 struct Prober {
-    static let maximumRedirects = 10
-
     let requester: Requester
     /// Told of every connection the probe is waiting on (nil when none), so that a stop can
     /// shut it down.
@@ -168,7 +166,7 @@ struct Prober {
             announcedMirrors: AnnouncedMirror.announced(in: head.values("link"), base: url, peer: connection.peer))
     }
 
-    /// Sends `method` to `start` and follows 301/302/303/307/308 (at most ten, no loops, never
+    /// Sends `method` to `start` and follows 301/302/303/307/308 (at most `DownloadOptions.maximumRedirects`, no loops, never
     /// from https to http). Returns the final response with its connection and URL.
     func follow(_ method: String, from start: HTTPURL, extra: [(name: String, value: String)] = []) throws
         -> (HTTPConnection, ResponseHead, HTTPURL)
@@ -185,8 +183,11 @@ struct Prober {
             }
             park(connection)
             hops += 1
-            guard hops <= Prober.maximumRedirects else {
-                throw FastgetError(.protocolViolation, "more than \(Prober.maximumRedirects) redirects, last to \(url)")
+            let limit = requester.options.maximumRedirects
+            guard hops <= limit else {
+                throw FastgetError(
+                    .protocolViolation, "more than \(limit) redirect\(limit == 1 ? "" : "s"), last to \(url)",
+                    hint: "use --max-redirs N to follow more")
             }
             let next: HTTPURL
             do {

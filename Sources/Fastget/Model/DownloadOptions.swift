@@ -53,6 +53,11 @@ public struct DownloadOptions: Sendable {
     public static let speedTimeRange = 1.0...86_400
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
+    /// The most redirects the probe follows from one URL (curl's `--max-redirs`); 20 as wget's,
+    /// 0 refuses every redirect.
+    public var maximumRedirects: Int = 20
+    /// The allowed `maximumRedirects`.
+    public static let redirectRange = 0...1000
     /// Sent as `User-Agent` (empty: none is sent). A CR, LF or NUL in it is refused.
     public var userAgent: String = "fastget/\(Fastget.version)"
     /// HTTP Basic credentials, used when the URL carries none; sent only to the URL's origin,
@@ -142,6 +147,9 @@ public struct DownloadOptions: Sendable {
             throw FastgetError(.usage, "segments must be between 1 and 64 (got \(segments))")
         }
         guard retries >= 0 else { throw FastgetError(.usage, "retries must not be negative") }
+        guard DownloadOptions.redirectRange.contains(maximumRedirects) else {
+            throw FastgetError(.usage, "the redirect limit must be between 0 and \(DownloadOptions.redirectRange.upperBound)")
+        }
         // NaN fails these comparisons too; infinity (or 1e300) passes and means no limit.
         guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
         if let speedLimit, speedLimit < 1 { throw FastgetError(.usage, "the speed limit must be at least 1 byte per second") }
