@@ -31,6 +31,14 @@ enum ArgumentParser {
             var pending = [argument]
             while let current = pending.popLast() {
                 let (name, attached) = split(current, options)
+                let next = index < arguments.count ? arguments[index] : nil
+                if let shared = SharedLetter.decide(name, attached: attached, next: next, later: arguments.dropFirst(index + 1)),
+                    let option = options.first(where: { $0.long == shared.long })
+                {
+                    if shared.takesNext { index += 1 }
+                    try option.apply(shared.value, name: name, to: &invocation)
+                    continue
+                }
                 guard let option = options.first(where: { $0.matches(name) }) else {
                     throw UsageError(message: unknown(name, in: argument, options))
                 }
@@ -51,6 +59,7 @@ enum ArgumentParser {
     /// "unknown option '--retyr'; did you mean --retry?": the nearest name within two edits.
     private static func unknown(_ name: String, in argument: String, _ options: [CommandLineOption]) -> String {
         var text = "unknown option '\(name)'" + (name == argument ? "" : " (in '\(argument)')")
+        if let answer = ForeignOption.answer(name) { return text + "; " + answer }
         guard name.hasPrefix("--") else { return text }
         let names = options.flatMap { ["--" + $0.long] + $0.aliases.filter { $0.hasPrefix("--") } }
         let scored = names.map { (name: $0, distance: editDistance(name, $0)) }.filter { $0.distance <= 2 }
@@ -77,7 +86,8 @@ enum ArgumentParser {
     /// `--name=value` and `-nvalue` as the option's name and its attached value (an alias such
     /// as `-nc` is a name of its own).
     private static func split(_ argument: String, _ options: [CommandLineOption]) -> (name: String, value: String?) {
-        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+        // An alias spelled with its value (aria2's `--check-certificate=false`) is a name.
+        if argument.hasPrefix("--"), !options.contains(where: { $0.matches(argument) }), let equals = argument.firstIndex(of: "=") {
             return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
         }
         if !argument.hasPrefix("--"), argument.count > 2, !options.contains(where: { $0.matches(argument) }) {
@@ -100,6 +110,18 @@ enum ArgumentParser {
         if let floor = invocation.options.speedLimit, let cap = invocation.options.rateLimit, floor >= cap {
             // Our own cap holds the download at or below the floor: every run would fail.
             throw UsageError(message: "--speed-limit (\(floor) bytes/s) must be below --limit-rate (\(cap) bytes/s), or the download can only fail")
+        }
+        if let output = invocation.options.output, invocation.options.directory != "." {
+            // curl's --output-dir with -o: the name goes in the directory. An absolute name
+            // cannot; from the configuration file, the directory yields to it.
+            if !output.hasPrefix("/") {
+                invocation.options.output = invocation.options.directory + "/" + output
+            } else if invocation.directoryGiven {
+                throw UsageError(message: "-o \(output) is an absolute path: give it without -d, or a name inside -d \(invocation.options.directory)")
+            }
+        }
+        if invocation.writeOut != nil && invocation.inputFile != nil {
+            throw UsageError(message: "-w reports one download; with -i, --json reports each")
         }
         if invocation.dryRun && invocation.inputFile != nil {
             throw UsageError(message: "--dry-run takes one URL, not -i")

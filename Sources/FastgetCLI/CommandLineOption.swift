@@ -63,19 +63,26 @@ struct CommandLineOption {
                 "parallel connections, 1-64, or auto", note: "default auto; at least 1 MiB each", aliases: ["--split"]),
             .init(
                 nil, "max-per-host", "N", .count(Session.connectionRange, \.maximumConnections),
-                "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections)",
+                "with auto: at most N connections to one host", note: "default \(Invocation().maximumConnections); -x N",
                 aliases: ["--max-connections", "--max-connection-per-server"]),
             .init(
                 "i", "input-file", "FILE", .text(OptionValue.inputFile),
                 "download every URL in FILE, one per line", note: "- reads standard input"),
-            .init("j", "jobs", "K", .count(1...64, \.jobs), "with -i: K downloads at once", note: "default \(Invocation().jobs)"),
-            .init("o", "output", "FILE", .text(OptionValue.output), "save as FILE; - writes the file to standard output, in order"),
             .init(
-                "d", "directory", "DIR", .text(OptionValue.directory), "save in DIR, created if missing",
-                note: "default: the current directory", aliases: ["-P", "--directory-prefix"]),
+                "j", "jobs", "K", .count(1...64, \.jobs), "with -i: K downloads at once", note: "default \(Invocation().jobs)",
+                aliases: ["--max-concurrent-downloads"]),
+            .init(
+                nil, "min-split-size", "SIZE", .text(OptionValue.minimumSplitSize), "no segment smaller than SIZE, 1M-1G (aria2's -k SIZE)",
+                note: "default 1M"),
+            .init(
+                "o", "output", "FILE", .text(OptionValue.output), "save as FILE; - writes the file to standard output, in order",
+                aliases: ["--output-document", "--out"]),
+            .init(
+                "d", "directory", "DIR", .text(OptionValue.directory), "save in DIR, created if missing; -o FILE: DIR/FILE",
+                note: "default: .", aliases: ["-P", "--directory-prefix", "--output-dir", "--dir"]),
             .init(
                 nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
-                note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)"),
+                note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)", aliases: ["--allow-overwrite=true"]),
             .init(
                 "c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
                 note: "e.g. by curl or wget"),
@@ -92,13 +99,13 @@ struct CommandLineOption {
                 note: "repeatable; 'N:' removes it"),
             .init(
                 "A", "user-agent", "TEXT", .text(OptionValue.userAgent),
-                "send TEXT as User-Agent"),
+                "send TEXT as User-Agent", aliases: ["-U"]),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),
             .init(nil, "netrc-file", "FILE", .text(OptionValue.netrcFile), "take credentials from FILE, as --netrc does"),
             .init(
                 nil, "limit-rate", "RATE", .rate(\.options.rateLimit), "at most RATE bytes per second in total",
-                note: "suffixes k, M, G"),
+                note: "suffixes k, M, G", aliases: ["--max-download-limit", "--max-overall-download-limit"]),
             .init(
                 nil, "checksum", "A=HEX", .text(OptionValue.checksum), "check the file's sha-256, sha-512, sha-1 or md5",
                 note: "default: the server's"),
@@ -115,7 +122,8 @@ struct CommandLineOption {
         return [
             .init(
                 nil, "proxy", "URL", .text { invocation, text, _ in invocation.options.proxy = text },
-                "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy", aliases: ["-x"]),
+                "use this HTTP proxy, http://[USER:PASS@]HOST:PORT", note: "default: http_proxy",
+                aliases: ["-x"]),
             .init(
                 nil, "noproxy", "LIST", .text { invocation, text, _ in invocation.options.noProxy = text },
                 "hosts reached directly: names, .domains, addresses, *", note: "default: no_proxy"),
@@ -126,14 +134,16 @@ struct CommandLineOption {
             .init("6", "ipv6", .flag(\.ipv6Only), "connect over IPv6 only"),
             .init(
                 nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
-                "trust the CA certificates in FILE (PEM) instead of the system store"),
-            .init("k", "insecure", .flag(\.options.insecure), "do not verify the server's certificate or host name"),
+                "trust the CA certificates in FILE (PEM) instead of the system store", aliases: ["--ca-certificate"]),
+            .init(
+                "k", "insecure", .flag(\.options.insecure), "do not verify the server's certificate or host name",
+                note: "-k SIZE: aria2's", aliases: ["--no-check-certificate", "--check-certificate=false"]),
             .init(
                 nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),
                 "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectTimeout))"),
             .init(
                 nil, "timeout", "S", .seconds(\.options.timeout), "seconds a read may wait for data before retrying",
-                note: "default \(whole(defaults.timeout))"),
+                note: "default \(whole(defaults.timeout))", aliases: ["-T"]),
             .init(
                 "Y", "speed-limit", "RATE", .text(OptionValue.speedLimit),
                 "drop a crawling connection; all under RATE/s for -y: exit 75", note: "off",
@@ -146,7 +156,10 @@ struct CommandLineOption {
                 "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)",
                 aliases: ["--retry", "--tries", "-t"]),
             .init(
-                nil, "max-time", "S", .seconds(\.maximumTime), "stop after S seconds in all, keeping what is in",
+                nil, "max-redirs", "N", .count(DownloadOptions.redirectRange, \.options.maximumRedirects), "follow at most N redirects",
+                note: "default \(defaults.maximumRedirects)", aliases: ["--max-redirect"]),
+            .init(
+                "m", "max-time", "S", .seconds(\.maximumTime), "stop after S seconds in all, keeping what is in",
                 note: "exit 75; rerun to resume"),
             .init(
                 nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
@@ -157,14 +170,26 @@ struct CommandLineOption {
     /// What is printed.
     private static var reporting: [CommandLineOption] {
         [
-            .init("q", "quiet", .flag(\.quiet), "print nothing but errors", aliases: ["-s", "--silent"]),
+            .init("q", "quiet", .flag(\.quiet), "print nothing but errors", note: "-s N: aria2's -n", aliases: ["-s", "--silent"]),
+            .init(
+                nil, "no-progress", .flag(\.noProgress), "no progress display; notices, summary and errors stay",
+                aliases: ["-nv", "--no-verbose", "--no-progress-meter"]),
             .init("v", "verbose", .flag(\.verbose), "log requests, retries, steals, hedges, checkpoints and TLS handshakes"),
             .init(nil, "json", .flag(\.json), "events as JSON lines on stdout instead of the progress display"),
             .init(
                 nil, "dry-run", .flag(\.dryRun), "probe only: print URL, length, ranges, validator, name, plan, journal",
-                aliases: ["--spider"]),
+                aliases: ["--spider", "-I", "--head"]),
+            .init(
+                "w", "write-out", "FORMAT", .text(OptionValue.writeOut), "print FORMAT at the end: curl's %{http_code}, %{time_total}...",
+                note: "or --json"),
             .init("L", "location", .flag(\.acceptedHabit), "follow redirects (always on: accepted for curl's habit)"),
-            .init("O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default: accepted for curl's habit)"),
+            .init(
+                "O", "remote-name", .flag(\.acceptedHabit), "save under the URL's name (the default); -O FILE, -O -: wget's -o"),
+            .init(
+                "J", "remote-header-name", .flag(\.acceptedHabit), "name the file by Content-Disposition (the default)",
+                aliases: ["--content-disposition"]),
+            .init("f", "fail", .flag(\.acceptedHabit), "fail on an HTTP error (always: accepted for curl's habit)"),
+            .init("S", "show-error", .flag(\.acceptedHabit), "show errors (always, even with -q: accepted for curl's -sS)"),
             .init(nil, "no-config", .flag(\.ignoresConfiguration), "do not read ~/.config/fastget/config"),
             .init("h", "help", .flag(\.showHelp), "print this help"),
             .init(

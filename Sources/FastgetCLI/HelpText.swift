@@ -33,14 +33,21 @@ enum HelpText {
         (ExitStatus.success, "the file is complete under its final name"),
         (FastgetError.Code.usage.exitCode, "usage: bad option or URL (nothing was sent)"),
         (
+            FastgetError.Code.clientError.exitCode,
+            "client error: any other HTTP 4xx (400, 405, 409, 418, 451...), not retried"
+        ),
+        (
             FastgetError.Code.notFound.exitCode,
             "not found: HTTP 404/410, a 204/205 to the GET (no file), or no CA certificates (--cacert unreadable, no system bundle)"
         ),
         (FastgetError.Code.hostNotFound.exitCode, "the host name does not resolve"),
-        (FastgetError.Code.unavailable.exitCode, "unavailable: connection refused or unreachable, or a server error (5xx)"),
+        (
+            FastgetError.Code.unavailable.exitCode,
+            "unavailable: connection refused or unreachable, HTTP 500 after retries, 501, 505..."
+        ),
         (FastgetError.Code.cannotCreateOutput.exitCode, "the output exists (use --overwrite) or cannot be created"),
         (FastgetError.Code.localIO.exitCode, "local I/O error, e.g. disk full or a file larger than the free space"),
-        (FastgetError.Code.temporary.exitCode, "temporary failure after retries: timeout, dropped connection, 408/429/502/503/504"),
+        (FastgetError.Code.temporary.exitCode, "temporary failure after retries: timeout, dropped connection, 408/425/429/502/503/504"),
         (FastgetError.Code.protocolViolation.exitCode, "protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected"),
         (FastgetError.Code.accessDenied.exitCode, "access denied: HTTP 401/403/407"),
         (FastgetError.Code.cancelled.exitCode, "interrupted (Ctrl-C, SIGTERM): the journal is kept; run the same command to resume"),

@@ -33,6 +33,13 @@ struct Invocation {
     var dryRun = false
     /// `--max-time`: seconds the whole run may take; then it stops as Ctrl-C does (exit 75).
     var maximumTime = Double.infinity
+    /// Whether `-d` was given on the command line (not by the configuration file): an
+    /// absolute `-o` beside it is a mistake, not a preference.
+    var directoryGiven = false
+    /// `--no-progress`, `-nv`: no progress display; notices, the summary and errors are printed.
+    var noProgress = false
+    /// `-w FORMAT`: printed on standard output when the run ends (`WriteOut`).
+    var writeOut: String?
     /// Set by options accepted for another tool's habit that change nothing here (`-L`, `-O`).
     var acceptedHabit = false
 

@@ -44,6 +44,15 @@ enum OptionValue {
     /// `RATE` in bytes per second, at least `minimum`, with an optional k, M or G (binary
     /// multiples, as curl).
     static func rate(_ text: String, for name: String, minimum: Int64 = minimumRate) throws(UsageError) -> Int64 {
+        guard let bytes = bytes(text), bytes >= minimum else {
+            let least = minimum >= 1 << 10 ? "\(minimum >> 10)k bytes" : minimum == 1 ? "1 byte" : "\(minimum) bytes"
+            throw UsageError(message: "option \(name) needs a rate of at least \(least) per second, e.g. 500k or 4M, not '\(text)'")
+        }
+        return bytes
+    }
+
+    /// A number of bytes with an optional k, M or G (binary multiples); nil when `text` is not one.
+    static func bytes(_ text: String) -> Int64? {
         let multipliers: [Character: Int64] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
         var digits = Substring(text)
         var multiplier: Int64 = 1
@@ -51,15 +60,27 @@ enum OptionValue {
             multiplier = factor
             digits = digits.dropLast()
         }
-        guard let number = Double(digits), number * Double(multiplier) >= Double(minimum),
-            number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" })
-        else {
-            let least = minimum >= 1 << 10 ? "\(minimum >> 10)k bytes" : minimum == 1 ? "1 byte" : "\(minimum) bytes"
-            throw UsageError(message: "option \(name) needs a rate of at least \(least) per second, e.g. 500k or 4M, not '\(text)'")
+        guard let number = Double(digits), number >= 0, number.isFinite || !digits.contains(where: { $0 == "n" || $0 == "N" }) else {
+            return nil
         }
-        // Exabytes per second and beyond (1e300) mean no practical limit; capped so that
-        // the conversion to Int64 cannot trap.
+        // Exabytes (per second) and beyond (1e300) mean no practical limit; capped so that the
+        // conversion to Int64 cannot trap.
         return Int64(min(number * Double(multiplier), 0x1p62))
+    }
+
+    /// `--min-split-size SIZE` (aria2's, and its `-k SIZE`): no segment smaller, 1M to 1G as
+    /// aria2 allows; smaller pieces would cost a request each for little.
+    static func minimumSplitSize(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        guard let size = bytes(text), (1 << 20...1 << 30).contains(size) else {
+            throw UsageError(message: "option \(name) needs a size from 1M to 1G, e.g. 4M, not '\(text)'")
+        }
+        invocation.options.minimumSegmentSize = size
+    }
+
+    /// `-w FORMAT` (curl's `--write-out`), checked now so that nothing is sent for a typo.
+    static func writeOut(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        try WriteOut.check(text, name)
+        invocation.writeOut = text
     }
 
     /// `--speed-limit RATE` (`-Y`, aria2's `--lowest-speed-limit`): at least 1 byte per second,
@@ -100,6 +121,8 @@ enum OptionValue {
         guard !path.isEmpty else { throw UsageError(message: "option \(name) needs a directory") }
         invocation.options.directory = path
         invocation.options.createsDirectories = true
+        // The configuration file's directory is read while the count is nil.
+        invocation.directoryGiven = invocation.configurationHeaderCount != nil
     }
 
     /// `-H 'Name: value'`: a token, a colon, and a value without line breaks (spaces after the

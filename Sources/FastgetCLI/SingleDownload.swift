@@ -4,14 +4,33 @@ import Fastget
 /// line, and its error's exit status when it fails.
 enum SingleDownload {
     static func run(_ invocation: Invocation) -> Int32 {
+        let started = ContinuousClock.now
+        var outcome: Result<DownloadReport, FastgetError>?
+        let status = download(invocation, outcome: &outcome)
+        if let format = invocation.writeOut, let outcome {
+            let elapsed = started.duration(to: .now).components
+            let values =
+                switch outcome {
+                case .success(let report): WriteOut.values(report)
+                case .failure(let error):
+                    WriteOut.values(error, url: invocation.url!, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                }
+            Console.write(WriteOut.text(format, values), to: 1)
+        }
+        return status
+    }
+
+    /// The download itself; `outcome` is its report or the error it ended with.
+    private static func download(_ invocation: Invocation, outcome: inout Result<DownloadReport, FastgetError>?) -> Int32 {
         do throws(FastgetError) {
             let download = try Download(url: invocation.url!, options: invocation.options, session: try invocation.session())
             let stop = StopNote()
             SignalWatcher.watch { download.pause() }
             SignalWatcher.arm(after: invocation.maximumTime)
             let human = !invocation.quiet && !invocation.json
-            let line: ProgressLine? = human && Console.stderrIsTerminal ? ProgressLine(stream: download.writesAsStream) : nil
-            let log: ProgressLog? = human && !Console.stderrIsTerminal ? ProgressLog() : nil
+            let display = human && !invocation.noProgress
+            let line: ProgressLine? = display && Console.stderrIsTerminal ? ProgressLine(stream: download.writesAsStream) : nil
+            let log: ProgressLog? = display && !Console.stderrIsTerminal ? ProgressLog() : nil
             if invocation.json { download.onEvent(JSONEvents.write) }
             download.onEvent(stop.observe)
             if invocation.verbose {
@@ -35,6 +54,7 @@ enum SingleDownload {
                     })
             } catch {
                 line?.clear()
+                outcome = .failure(error)
                 guard error.code == .cancelled else { throw error }
                 let timedOut = SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent)
                 if invocation.json {
@@ -47,9 +67,11 @@ enum SingleDownload {
                 return timedOut ? FastgetError.Code.temporary.exitCode : error.exitCode
             }
             line?.clear()
+            outcome = .success(report)
             finish(report, invocation, human: human)
             return ExitStatus.success
         } catch {
+            if outcome == nil { outcome = .failure(error) }
             if invocation.json { JSONEvents.error(error) }
             Console.error(error.message, hint: error.hint)
             return error.exitCode

@@ -1,0 +1,20 @@
+/// Other tools' options that fastget does not take under their names: what to type instead,
+/// as the rest of an "unknown option" message. Options it takes are aliases in the option table
+/// (`CommandLineOption.aliases`), not here.
+enum ForeignOption {
+    /// "did you mean -u USER:PASS?" for wget's `--http-user`; nil for a name no tool is known
+    /// to use this way.
+    static func answer(_ name: String) -> String? {
+        answers.first { $0.names.contains(name) }.map { $0.answer }
+    }
+
+    private static let answers: [(names: [String], answer: String)] = [
+        (["--http-user", "--http-password", "--http-passwd", "--user-password"], "did you mean -u USER:PASS?"),
+        (["--progress", "--progress-bar", "-#", "--show-progress"], "did you mean -nv (no progress display), -q or --json?"),
+        (["-Z", "--parallel"], "did you mean -i FILE -j K (K downloads at once)?"),
+        (["--retry-delay", "--waitretry", "--retry-wait"], "fastget waits 0.25 s doubling to 8 s between retries, or the server's Retry-After"),
+        (["--output-file", "-a", "--append-output", "--log-file"], "did you mean -v 2>FILE (the log is on standard error)?"),
+        (["-r", "--recursive", "--mirror"], "fastget fetches the URLs given; list them in a file for -i FILE"),
+        (["-X", "--request", "--method"], "fastget only downloads (GET)"),
+    ]
+}

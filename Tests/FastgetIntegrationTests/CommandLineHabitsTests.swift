@@ -1,0 +1,122 @@
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// One habit of curl, wget or aria2, as typed, and what the built binary must do with it.
+/// In `typed`, `URL` is the test file, `URL:/path` another path of the same server, `PROXY`
+/// the server as a proxy and `CA` its certificate.
+struct HabitRow: Sendable, CustomTestStringConvertible {
+    var typed: [String]
+    var status: Int32 = 0
+    /// Saved under this path in the run's directory, with the file's bytes.
+    var file: String?
+    /// Standard output: exactly this, or the file's bytes for `data`.
+    var stdout: String?
+    var stdoutHolds: String?
+    /// Standard error holds this, or is exactly empty for "".
+    var stderr: String?
+    /// Some request head the server saw holds this.
+    var seen: String?
+    /// The server saw exactly this many requests.
+    var requests: Int?
+    var tls = false
+
+    static let data = "data"
+    var testDescription: String { typed.joined(separator: " ") }
+}
+
+@Suite struct CommandLineHabitsTests {
+    /// 16 MiB of letters: enough for 16 ranges of 1 MiB, printable on standard output.
+    static let data = testBytes(count: 16 << 20, seed: 127).map { 0x61 + $0 % 26 }
+
+    static let rows: [HabitRow] = [
+        // wget's -O: a name that is not a URL, or -, is the output document; curl's -O URL stays.
+        HabitRow(typed: ["-O", "out.bin", "URL"], file: "out.bin"),
+        HabitRow(typed: ["-Oout.bin", "URL"], file: "out.bin"),
+        HabitRow(typed: ["-O", "-", "URL"], stdout: HabitRow.data),
+        HabitRow(typed: ["-qO-", "URL"], stdout: HabitRow.data, stderr: ""),
+        HabitRow(typed: ["-O", "URL"], file: "file.bin"),
+        // aria2's -x N -s N -k SIZE; curl's -x PROXY and -s, -sS.
+        HabitRow(typed: ["-x", "16", "-s", "16", "URL"], file: "file.bin"),
+        HabitRow(typed: ["-x16", "-s16", "-k1M", "-I", "URL"], stdoutHolds: "16 ranges: 0-1048575, "),
+        HabitRow(typed: ["-s", "16", "-k", "4M", "--dry-run", "URL"], stdoutHolds: "4 ranges: 0-4194303, "),
+        HabitRow(typed: ["-x", "PROXY", "http://files.invalid/file.bin"], file: "file.bin", seen: "GET http://files.invalid/file.bin "),
+        HabitRow(typed: ["-sS", "URL"], file: "file.bin", stderr: ""),
+        // curl's flags that ask for what fastget does anyway.
+        HabitRow(typed: ["-f", "-J", "--fail", "--content-disposition", "URL"], file: "file.bin"),
+        HabitRow(typed: ["-m", "30", "-T", "5", "URL"], file: "file.bin"),
+        HabitRow(typed: ["-m", "soon", "URL"], status: 64, stderr: "option -m needs a number of seconds"),
+        HabitRow(typed: ["--head", "URL"], stdoutHolds: "file.bin", requests: 1),
+        HabitRow(typed: ["-U", "habit/1", "URL"], file: "file.bin", seen: "User-Agent: habit/1\r\n"),
+        HabitRow(typed: ["-nv", "URL"], file: "file.bin", stderr: "fastget: saved file.bin ("),
+        // curl's -w with its common variables, after a success and after a failure.
+        HabitRow(
+            typed: ["-w", "%{http_code} %{size_download} %{filename_effective}\\n", "URL"], file: "file.bin",
+            stdout: "200 \(16 << 20) file.bin\n"),
+        HabitRow(typed: ["-w", "%{http_code}\\n", "URL:/gone"], status: 66, stdout: "404\n"),
+        HabitRow(typed: ["-w", "%{num_redirects}", "URL"], status: 64, stderr: "not %{num_redirects}; --json has every figure"),
+        // Redirects: curl's --max-redirs, wget's --max-redirect.
+        HabitRow(typed: ["--max-redirs", "1", "URL:/r2"], status: 76, stderr: "more than 1 redirect, last to "),
+        HabitRow(typed: ["--max-redirect=2", "URL:/r2"], file: "r2"),
+        // -d DIR -o NAME, as curl's --output-dir.
+        HabitRow(typed: ["-d", "sub", "-o", "n.bin", "URL"], file: "sub/n.bin"),
+        HabitRow(typed: ["--output-dir", "sub", "-o", "/abs.bin", "URL"], status: 64, stderr: "-o /abs.bin is an absolute path"),
+        // Status classes: a client error has its own code and is not retried; nor is a 501.
+        HabitRow(typed: ["URL:/bad"], status: 65, stderr: "server answered 400 ", requests: 1),
+        HabitRow(typed: ["URL:/teapot"], status: 65, requests: 1),
+        // 501 to the ranged GET: the probe's HEAD and bytes=0-0 ask again, once each.
+        HabitRow(typed: ["URL:/unimplemented"], status: 69, requests: 3),
+        // Other tools' names: what to type instead.
+        HabitRow(typed: ["--http-user", "me", "URL"], status: 64, stderr: "unknown option '--http-user'; did you mean -u USER:PASS?"),
+        HabitRow(typed: ["--no-check-certificat", "URL"], status: 64, stderr: "did you mean --no-check-certificate?"),
+        // Certificates: wget's and aria2's names for -k and --cacert.
+        HabitRow(typed: ["URL"], status: 76, tls: true),
+        HabitRow(typed: ["--no-check-certificate", "URL"], file: "file.bin", tls: true),
+        HabitRow(typed: ["--check-certificate=false", "URL"], file: "file.bin", tls: true),
+        HabitRow(typed: ["--ca-certificate=CA", "URL"], file: "file.bin", tls: true),
+    ]
+
+    @Test(arguments: rows) func habitDoesWhatItsToolMeant(row: HabitRow) throws {
+        let certificates = try TemporaryDirectory("fastget-identity")
+        defer { certificates.remove() }
+        let identity = row.tls ? try TestIdentity(directory: certificates) : nil
+        let file = TestFile(Self.data)
+        let server = try TestServer(TestServer.Configuration(tls: identity)) { request in
+            switch request.target {
+            case "/gone": .status(404)
+            case "/bad": .status(400)
+            case "/teapot": .status(418)
+            case "/unimplemented": .status(501)
+            case "/r2": .redirect(status: 302, location: "/r1")
+            case "/r1": .redirect(status: 302, location: "/file.bin")
+            default: .file(file)
+            }
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = row.typed.map { word in
+            switch word {
+            case "URL": server.url()
+            case "PROXY": server.url("")
+            default:
+                word.hasPrefix("URL:")
+                    ? server.url(String(word.dropFirst(4)))
+                    : word.hasPrefix("--ca-certificate=CA") ? "--ca-certificate=" + (identity?.certificatePath ?? "") : word
+            }
+        }
+        let result = try runProcess(try fastgetExecutable(), ["--no-config"] + arguments, in: directory.path, timeout: 60)
+        #expect(result.status == row.status, "\(result.stderr)")
+        if let name = row.file { #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(Self.data), "\(result.stderr)") }
+        if row.file == nil {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing saved")
+        }
+        if let stdout = row.stdout {
+            let expected = stdout == HabitRow.data ? String(decoding: Self.data, as: UTF8.self) : stdout
+            #expect(result.stdout == expected, "\(result.stdout.prefix(200))")
+        }
+        if let part = row.stdoutHolds { #expect(result.stdout.contains(part), "\(result.stdout)") }
+        if let stderr = row.stderr { #expect(stderr.isEmpty ? result.stderr.isEmpty : result.stderr.contains(stderr), "\(result.stderr)") }
+        if let seen = row.seen { #expect(server.requests.contains { $0.raw.contains(seen) }, "\(server.requests.map(\.raw))") }
+        if let count = row.requests { #expect(server.requests.count == count, "\(server.requests.map(\.raw))") }
+    }
+}
