@@ -1,5 +1,6 @@
 import FastgetTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// One habit of curl, wget or aria2, as typed, and what the built binary must do with it.
@@ -118,5 +119,38 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         if let stderr = row.stderr { #expect(stderr.isEmpty ? result.stderr.isEmpty : result.stderr.contains(stderr), "\(result.stderr)") }
         if let seen = row.seen { #expect(server.requests.contains { $0.raw.contains(seen) }, "\(server.requests.map(\.raw))") }
         if let count = row.requests { #expect(server.requests.count == count, "\(server.requests.map(\.raw))") }
+    }
+
+    /// `-n 8` against a server without ranges, killed, and run again: one notice each for the
+    /// connection it could not have and the resume it could not make, and the rerun asks once,
+    /// as a first run does (no HEAD, no bytes=0-0).
+    @Test func saysWhatAServerWithoutRangesCannotGive() throws {
+        var file = TestFile(Self.data)
+        file.honorsRange = false
+        file.advertisesRanges = false
+        // The first run is slow enough to be killed midway; the rerun is not held back.
+        let slow = Atomic(true)
+        let server = try TestServer(file: file, TestServer.Configuration(rate: { _ in slow.load(ordering: .relaxed) ? 2_000_000 : nil }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["--no-config", "-nv", "-n", "8", "-o", "k.bin", server.url()]
+        let first = try Spawned(try fastgetExecutable(), arguments, in: directory.path)
+        first.wait(upTo: 30) { FileManager.default.fileExists(atPath: directory.file("k.bin.part")) && server.responses.isEmpty }
+        first.signal(SIGKILL)
+        #expect(first.waitForExit(30))
+        #expect(first.stderr.hasPrefix("fastget: server does not accept ranges: one connection\n"), "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("k.bin.part")))
+        server.clearRecords()
+        slow.store(false, ordering: .relaxed)
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("k.bin")) == SHA256.hex(Self.data))
+        let notices = rerun.stderr.split(separator: "\n").filter { !$0.hasPrefix("fastget: saved ") }
+        #expect(
+            notices == [
+                "fastget: k.bin.part cannot be resumed (the server does not accept ranges); starting from 0",
+                "fastget: server does not accept ranges: one connection",
+            ], "\(rerun.stderr)")
+        #expect(server.requests.map { "\($0.method) \($0.header("Range") ?? "")" } == ["GET bytes=0-"], "\(server.requests.map(\.raw))")
     }
 }

@@ -57,6 +57,7 @@ extension Download {
             else {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
             }
+            if restarts == 0 { tellWhenOneConnection(resource, tell: tell) }
             let mirrors = mirrors(for: start, resource, requester, tell: tell)
             let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
             defer { transfer.closeOpened() }
@@ -177,8 +178,19 @@ extension Download {
     private func mayOpen() -> Bool {
         guard options.outputDescriptor == nil, !options.continuePartial else { return false }
         let files = SidecarFiles(destination)
-        return (options.overwrite || !FileSystem.exists(destination)) && !FileSystem.exists(files.part)
+        // A `.part` of ours without a journal (one stream from a server without ranges, killed)
+        // holds nothing to resume: the run starts from 0 as a first run does, so it may open.
+        // Another program's is refused (or continued with -c) after a plain probe.
+        return (options.overwrite || !FileSystem.exists(destination))
+            && (!FileSystem.exists(files.part) || !files.partIsForeign(url: url.withoutCredentials.description))
             && !FileSystem.exists(files.journal)
+    }
+
+    /// One notice when the connections asked for (`segments` above 1) cannot be had: the
+    /// server serves no ranges, or gives no length to split.
+    private func tellWhenOneConnection(_ resource: RemoteResource, tell: (String) -> Void) {
+        guard let asked = options.segments, asked > 1, !resource.isSegmentable, resource.length != 0 else { return }
+        tell(resource.acceptsRanges ? "server gives no length: one connection" : "server does not accept ranges: one connection")
     }
 
     /// The destination for `resource` (the name its `Content-Disposition` gives, when the user

@@ -85,6 +85,12 @@ struct StartPoint {
                 options: options, notice: notice, stop: stop)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
+        if !segmented && !singleStream, (FileSystem.size(partPath) ?? 0) > 0 {
+            // A stream from a server without ranges (or of unknown length) cannot skip what a
+            // stopped run left; say so rather than start over silently.
+            let why = resource.acceptsRanges ? "the server gives no length" : "the server does not accept ranges"
+            notice("\(partPath) cannot be resumed (\(why)); starting from 0")
+        }
         try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
         try? FileSystem.remove(journalPath)
         let output = try OutputFile(finalPath: destination, length: resource.length, url: header.url, stop: stop)
