@@ -32,7 +32,7 @@ enum Batch {
         }
         SignalWatcher.arm(after: invocation.maximumTime)
 
-        let display = !invocation.quiet && !invocation.json && Console.stderrIsTerminal ? BatchDisplay() : nil
+        let display = !invocation.quiet && !invocation.json && !invocation.noProgress && Console.stderrIsTerminal ? BatchDisplay() : nil
         queue.onEvent { download, event in report(event, of: download, invocation, display) }
         var list = Listed()
         let stopped = add(from: reader, named: name, to: queue, invocation, display, &list)

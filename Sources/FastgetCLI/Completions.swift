@@ -22,8 +22,10 @@ enum Completions {
         }
     }
 
+    /// An alias spelled with its value (`--check-certificate=false`) is left out: zsh would
+    /// read its `=` as "takes a value", and the shells complete names, not values.
     private static func names(_ option: CommandLineOption) -> [String] {
-        (option.short.map { ["-\($0)"] } ?? []) + ["--" + option.long] + option.aliases
+        (option.short.map { ["-\($0)"] } ?? []) + ["--" + option.long] + option.aliases.filter { !$0.contains("=") }
     }
 
     static var bash: String {
@@ -86,7 +88,9 @@ enum Completions {
             default: line += " -f"
             }
             line += " -d '\(option.help.replacingAll(["'": "\\'"]))'"
-            let aliases = option.aliases.filter { $0.hasPrefix("--") }.map { "complete -c fastget -l \($0.dropFirst(2)) -d '\(option.long)'" }
+            let aliases = option.aliases.filter { $0.hasPrefix("--") && !$0.contains("=") }.map {
+                "complete -c fastget -l \($0.dropFirst(2)) -d '\(option.long)'"
+            }
             return [line] + aliases
         }
         return "# fish completion for fastget\n" + lines.joined(separator: "\n") + "\n"

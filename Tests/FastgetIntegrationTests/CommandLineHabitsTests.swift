@@ -56,6 +56,7 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
             stdout: "200 \(16 << 20) file.bin\n"),
         HabitRow(typed: ["-w", "%{http_code}\\n", "URL:/gone"], status: 66, stdout: "404\n"),
         HabitRow(typed: ["-w", "%{num_redirects}", "URL"], status: 64, stderr: "not %{num_redirects}; --json has every figure"),
+        HabitRow(typed: ["-w", "%{http_code}", "-i", "list.txt"], status: 64, stderr: "-w reports one download; with -i, --json reports each"),
         // Redirects: curl's --max-redirs, wget's --max-redirect.
         HabitRow(typed: ["--max-redirs", "1", "URL:/r2"], status: 76, stderr: "more than 1 redirect, last to "),
         HabitRow(typed: ["--max-redirect=2", "URL:/r2"], file: "r2"),
