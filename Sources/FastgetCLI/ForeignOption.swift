@@ -16,5 +16,8 @@ enum ForeignOption {
         (["--output-file", "-a", "--append-output", "--log-file"], "did you mean -v 2>FILE (the log is on standard error)?"),
         (["-r", "--recursive", "--mirror"], "fastget fetches the URLs given; list them in a file for -i FILE"),
         (["-X", "--request", "--method"], "fastget only downloads (GET)"),
+        // aria2's booleans with another value than the aliases take (`--check-certificate=false`).
+        (["--check-certificate"], "certificates are checked unless -k (--check-certificate=false) is given"),
+        (["--allow-overwrite"], "an existing file is refused unless --overwrite (--allow-overwrite=true) is given"),
     ]
 }

@@ -71,6 +71,9 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         // Other tools' names: what to type instead.
         HabitRow(typed: ["--http-user", "me", "URL"], status: 64, stderr: "unknown option '--http-user'; did you mean -u USER:PASS?"),
         HabitRow(typed: ["--no-check-certificat", "URL"], status: 64, stderr: "did you mean --no-check-certificate?"),
+        HabitRow(
+            typed: ["--check-certificate=true", "URL"], status: 64,
+            stderr: "(in '--check-certificate=true'); certificates are checked unless -k (--check-certificate=false) is given"),
         // Certificates: wget's and aria2's names for -k and --cacert.
         HabitRow(typed: ["URL"], status: 76, tls: true),
         HabitRow(typed: ["--no-check-certificate", "URL"], file: "file.bin", tls: true),
