@@ -230,19 +230,30 @@ struct CommandLineOption {
         }
     }
 
-    /// `  -n, --segments N        parallel connections, 1-64 (default 8; at least 1 MiB each)`:
-    /// the names from column 3, the description from column 27, or two spaces after names too
-    /// long for that.
-    var helpLine: String {
+    /// The column where `--help` starts a description (and its continuation lines).
+    static let descriptionColumn = 26
+
+    /// `  -n, --segments N`: the names as `--help` shows them, from column 3.
+    var helpNames: String {
         var names = "  " + (short.map { "-\($0), " } ?? "    ") + "--" + long
         if !value.isEmpty { names += " " + value }
-        var line = names + String(repeating: " ", count: names.count < 26 ? 26 - names.count : 2) + help
-        if case .count(let range, _) = kind, range.upperBound < Int.max {
-            line += ", \(range.lowerBound)-\(range.upperBound)"
-        }
-        if let note { line += " (\(note))" }
-        return line
+        return names
     }
+
+    /// `parallel connections, 1-64, or auto (default auto; at least 1 MiB each)`: the help,
+    /// a count's range when it has an upper bound, then the note in parentheses.
+    var description: String {
+        var text = help
+        if case .count(let range, _) = kind, range.upperBound < Int.max {
+            text += ", \(range.lowerBound)-\(range.upperBound)"
+        }
+        if let note { text += " (\(note))" }
+        return text
+    }
+
+    /// `  -n, --segments N  parallel connections, 1-64, or auto (default auto; …)`: the names
+    /// and the description on one line, unwrapped (`HelpText` wraps it).
+    var helpLine: String { helpNames + "  " + description }
 
     /// A default number of seconds as `--help` shows it: 15, or 0.5.
     private static func whole(_ seconds: Double) -> String {

@@ -1,20 +1,25 @@
 import Fastget
 
-/// `fastget --help`: the usage, a line per option of `CommandLineOption.all`, and the exit
-/// statuses of the error codes.
+/// `fastget --help`: the usage, a line per option of `CommandLineOption.all`, the progress map,
+/// the exit statuses of the error codes and a few examples, every line within `width` columns
+/// (a test runs the binary and checks): descriptions wrap at word boundaries.
 enum HelpText {
+    /// The widest line `--help` prints: an 80-column terminal shows it without a wrap.
+    static let width = 80
+
     static var text: String {
         """
         Usage: fastget [options] URL [MIRROR-URL...]
                fastget [options] -i FILE [-j K]
 
-        Downloads URL over parallel byte ranges into ./NAME (named by Content-Disposition or the
-        URL), writing to NAME.part and renaming it only when every byte is in. NAME.fastget, the
-        journal, records what is on disk: after Ctrl-C, a kill or a crash, the same command resumes.
-        More URLs (or Link: rel=duplicate from the server) are mirrors: ranges come from all.
+        Downloads URL over parallel byte ranges into ./NAME (named by
+        Content-Disposition or the URL), writing to NAME.part and renaming it only when
+        every byte is in. NAME.fastget, the journal, records what is on disk: after
+        Ctrl-C, a kill or a crash, the same command resumes. More URLs (or Link:
+        rel=duplicate from the server) are mirrors: ranges come from all.
 
         Options:
-        \(CommandLineOption.all.map(\.helpLine).joined(separator: "\n"))
+        \(optionLines.joined(separator: "\n"))
 
         Progress map (a terminal shows one cell per segment, or per group of them):
           #  done                    =  receiving         .  waiting for a connection
@@ -23,9 +28,22 @@ enum HelpText {
           !  stalled: nothing arrived for a while
 
         Exit codes:
-        \(exitCodes.map { "  " + pad($0.0) + $0.1 }.joined(separator: "\n"))
+        \(exitCodes.flatMap { wrapped($0.1, first: "  \($0.0)", indent: 7) }.joined(separator: "\n"))
+
+        Examples:
+        \(Manual.examples.prefix(Manual.helpExamples).map { "  # \($0.does)\n  \($0.command)" }.joined(separator: "\n"))
+
+        More: man fastget (scripts/fastget.1 in the source) has every option, the
+        environment, the files and the configuration file.
 
         """
+    }
+
+    /// The options, a line each, wrapped as `--help` prints them.
+    static var optionLines: [String] {
+        CommandLineOption.all.flatMap { option in
+            wrapped(option.description, first: option.helpNames, indent: CommandLineOption.descriptionColumn)
+        }
     }
 
     /// What each exit status means; several codes share some of them (69, 76).
@@ -53,9 +71,22 @@ enum HelpText {
         (FastgetError.Code.cancelled.exitCode, "interrupted (Ctrl-C, SIGTERM): the journal is kept; run the same command to resume"),
     ]
 
-    /// `64   `: the status in a column of five.
-    private static func pad(_ status: Int32) -> String {
-        let text = String(status)
-        return text + String(repeating: " ", count: max(1, 5 - text.count))
+    /// `text` after `first` (padded to `indent` columns, or two spaces past it when longer),
+    /// broken at spaces so that no line is wider than `width`; later lines start at `indent`.
+    /// A word longer than a whole line stands alone on its line.
+    static func wrapped(_ text: String, first: String, indent: Int) -> [String] {
+        var line = first.count < indent ? first + String(repeating: " ", count: indent - first.count) : first + "  "
+        var lines: [String] = []
+        var empty = true
+        for word in text.split(separator: " ") {
+            if !empty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(repeating: " ", count: indent)
+                empty = true
+            }
+            line += (empty ? "" : " ") + word
+            empty = false
+        }
+        return lines + [line]
     }
 }

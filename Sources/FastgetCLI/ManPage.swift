@@ -25,23 +25,38 @@ enum ManPage {
             let names = ((option.short.map { ["-\($0)"] } ?? []) + ["--" + option.long]).map { "\\fB\(escaped($0))\\fR" }
             lines.append(".TP")
             lines.append(names.joined(separator: ", ") + (option.value.isEmpty ? "" : " \\fI\(escaped(option.value))\\fR"))
-            var text = option.help
-            if let note = option.note { text += " (\(note))" }
-            lines.append(escaped(text) + ".")
+            // The reference text, where there is one, says all the table's line says and more.
+            let details = OptionDetails.byOption[option.long] ?? []
+            lines.append(sentence(details.first ?? option.description))
             if !option.aliases.isEmpty { lines.append("Also: " + option.aliases.map { "\\fB\(escaped($0))\\fR" }.joined(separator: ", ") + ".") }
+            for paragraph in details.dropFirst() { lines += [".IP", sentence(paragraph)] }
         }
+        lines += [".SH CONFIGURATION FILE"]
+        for paragraph in Manual.configuration { lines += [".PP", escaped(paragraph)] }
+        lines += [".PP", ".nf", ".RS"] + Manual.configurationExample.map(escaped) + [".RE", ".fi"]
         lines += [".SH EXIT STATUS"]
         for (status, meaning) in HelpText.exitCodes {
             lines += [".TP", "\\fB\(status)\\fR", escaped(meaning) + "."]
         }
-        lines += [
-            ".SH FILES",
-            ".TP", "\\fINAME\\fR.part", "the file while it downloads, preallocated.",
-            ".TP", "\\fINAME\\fR.fastget", "the journal: which bytes of which version of which URL are on disk.",
-            ".SH SEE ALSO", "curl(1), wget(1), aria2c(1)",
-        ]
+        lines += [".SH ENVIRONMENT"]
+        for variable in Manual.environment {
+            lines += [".TP", variable.names.split(separator: " ").map { "\\fB\(escaped(String($0)))\\fR" }.joined(separator: " ")]
+            lines += [escaped(variable.meaning) + "."]
+        }
+        lines += [".SH FILES"]
+        for file in Manual.files { lines += [".TP", "\\fI\(escaped(file.path))\\fR", escaped(file.meaning) + "."] }
+        lines += [".SH EXAMPLES"]
+        for example in Manual.examples {
+            lines += [
+                ".PP", escaped(example.does.prefix(1).uppercased() + example.does.dropFirst()) + ":", ".RS", ".B \(escaped(example.command))", ".RE",
+            ]
+        }
+        lines += [".SH SEE ALSO", "curl(1), wget(1), aria2c(1)"]
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// `text` escaped, ending in a full stop.
+    private static func sentence(_ text: String) -> String { escaped(text.hasSuffix(".") ? text : text + ".") }
 
     /// Text safe in roff: backslashes doubled, hyphens as `\-`, a leading dot or quote guarded.
     static func escaped(_ text: String) -> String {

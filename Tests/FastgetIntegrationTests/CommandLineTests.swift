@@ -122,9 +122,15 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
             #expect(result.stdout.contains("\n  \(code)"), "help lacks exit code \(code)")
         }
         #expect(result.stdout.hasPrefix("Usage: fastget [options] URL [MIRROR-URL...]\n"))
-        // One line per option: every line of the options section names one.
+        // An option per entry: every line of the options section names one, or goes on with its
+        // description at the description's column, within 80 columns.
         let options = result.stdout.components(separatedBy: "Options:\n")[1].components(separatedBy: "\n\n")[0]
-        #expect(options.split(separator: "\n").allSatisfy { $0.drop { $0 == " " }.hasPrefix("-") && $0.count <= 100 }, "\(options)")
+        let continuation = String(repeating: " ", count: 26) // CommandLineOption.descriptionColumn
+        #expect(
+            options.split(separator: "\n").allSatisfy { line in
+                (line.drop { $0 == " " }.hasPrefix("-") || (line.hasPrefix(continuation) && line.dropFirst(continuation.count).first != " "))
+                    && line.count <= 80
+            }, "\(options)")
         // The map's symbols are explained where a user looks.
         let legend = result.stdout.components(separatedBy: "Progress map")[1].components(separatedBy: "\n\n")[0]
         #expect(["#  done", "=  receiving", ".  waiting", "<  receiving", "^  hedged", "!  stalled"].allSatisfy(legend.contains), "\(legend)")
