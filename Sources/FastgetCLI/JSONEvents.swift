@@ -1,7 +1,8 @@
 import Fastget
 
-/// `--json`: one JSON object per line on stdout for each event of the download (see the README
-/// for the schema): start, progress, retry, steal, hedge, checkpoint, notice, then done or error.
+/// `--json`: one JSON object per line on stdout for each event of the download (the schema is
+/// the DocC article CommandLineOutput): start, progress, retry, steal, hedge, checkpoint,
+/// notice, then done or error.
 enum JSONEvents {
     /// With `-i`, every line also names its download's URL.
     static func line(_ event: String, _ fields: [(String, JSON)], url: String? = nil) {

@@ -70,6 +70,7 @@ public final class Download: Sendable {
     ///   - url: an `http` or `https` URL (without a scheme, `http` is assumed).
     ///   - destination: the output path; nil means `options.output`, else the URL's file name
     ///     in `options.directory`.
+    ///   - options: connections, output, checks, credentials and limits for this download.
     ///   - session: connections, TLS sessions and the per-host cap shared with other downloads;
     ///     nil: its own, whose idle connections close when a run ends.
     /// - Throws: `FastgetError` with code `.usage` for a malformed URL or invalid options.

@@ -38,6 +38,7 @@ public final class DownloadQueue: Sendable {
     /// - Parameters:
     ///   - directory: where files, `.part` files and journals go.
     ///   - maximumActive: downloads running at once (at least 1).
+    ///   - options: the options of every download added (each saves into `directory`).
     ///   - restore: rebuild paused entries from the journals in `directory`.
     ///   - session: shared with other downloads and queues; nil: the queue's own.
     /// - Throws: `.usage` for a limit below 1 or invalid options.
