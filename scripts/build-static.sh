@@ -9,7 +9,7 @@
 # compiler (the toolchain's clang). The unstripped binary, with symbols and unwind tables at
 # the same addresses, stays at .build-static/release/fastget for post-mortem debugging.
 #
-# What keeps the binary small (the README gives what each saves):
+# What keeps the binary small (Benchmarks/README.md gives what each saves):
 # - --gc-sections and --icf=all: unreferenced sections go, identical functions fold;
 # - the Regex modules Swift imports implicitly are not linked (the code uses no Regex);
 # - FASTGET_NO_CONCURRENCY: the library's async functions (`events()`, `result()`) are left

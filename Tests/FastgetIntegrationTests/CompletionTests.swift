@@ -34,13 +34,4 @@ import Testing
         #expect(committed == ManPage.text, "scripts/fastget.1 is stale: rerun this test with FASTGET_WRITE_MAN=1")
         for option in CommandLineOption.all { #expect(committed.contains("\\fB\\-\\-\(ManPage.escaped(option.long))\\fR")) }
     }
-
-    /// The README's dependency line names the version `Fastget.version` says (and its tag).
-    @Test func theREADMEsDependencyLineHasTheLibrarysVersion() throws {
-        let readme = try String(
-            contentsOf: CompletionTests.manPage.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"),
-            encoding: .utf8)
-        #expect(readme.contains("from: \"\(Fastget.version)\")"), "README's .package line")
-        #expect(readme.contains("e.g. `v\(Fastget.version)`"))
-    }
 }

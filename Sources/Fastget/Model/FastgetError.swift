@@ -104,7 +104,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         return base * Double.random(in: 0.75...1.25)
     }
 
-    /// The exit status the `fastget` command uses for it (see the README).
+    /// The exit status the `fastget` command uses for it (the README and the man page list them).
     public var exitCode: Int32 { code.exitCode }
     /// Whether trying again later may succeed.
     public var isRetryable: Bool { code.isRetryable }
