@@ -137,6 +137,35 @@ import Testing
         for name in found.subtracting(["FASTGET_FAULTS"]) { #expect(documented.contains(name), "ENVIRONMENT lacks \(name)") }
     }
 
+    /// Every event `--json` writes, and every field of it, is in the DocC article's schema: a
+    /// field added to the stream without a word there fails here.
+    @Test func theJSONSchemaArticleNamesEveryEventAndField() throws {
+        let article = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/Fastget/Fastget.docc/CommandLineOutput.md"), encoding: .utf8)
+        let data = testBytes(count: 2 << 20, seed: 27)
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var lines: [Substring] = []
+        // A download, then a port nothing listens on: an error.
+        let refused = "http://127.0.0.1:\(try freeLoopbackPort())/f.bin"
+        for url in [server.url(), refused] {
+            let result = try runProcess(try fastgetExecutable(), ["--json", "-n", "2", "-o", "j.bin", url], in: directory.path, timeout: 60)
+            lines += result.stdout.split(separator: "\n")
+        }
+        var seen: Set<String> = []
+        var missing: Set<String> = []
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            let event = try #require(object["event"] as? String)
+            seen.insert(event)
+            if !article.contains("| `\(event)` |") { missing.insert(event) }
+            for key in object.keys where key != "event" && !article.contains("`\(key)`") { missing.insert("\(event).\(key)") }
+        }
+        #expect(seen.isSuperset(of: ["start", "progress", "done", "error"]), "\(seen)")
+        #expect(missing.isEmpty, "the JSON schema (CommandLineOutput.md) lacks \(missing.sorted())")
+    }
+
     /// The README's dependency line names the version `Fastget.version` says (and its tag).
     @Test func theREADMEsDependencyLineHasTheLibrarysVersion() throws {
         let readme = try Self.readme()
