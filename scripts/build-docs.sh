@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the library's DocC catalog, Sources/Fastget/Fastget.docc, with the toolchain's own docc
 # (no package plugin, so no dependency): the Fastget module's public symbol graph comes from
-# `swift package dump-symbol-graph` (after a debug build, which it reuses), then `docc convert`
-# with warnings as errors: an unresolved ``symbol`` or <doc:article> link, or a doc comment
+# swift-symbolgraph-extract over the debug build (which the tests then reuse), then `docc
+# convert` with warnings as errors: an unresolved ``symbol`` or <doc:article> link, or a doc comment
 # DocC cannot read, fails the build. .ci/run runs this. Prints the archive's path last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,13 +15,16 @@ out=.build/docs
 graphs="$out/symbol-graphs"
 rm -rf "$out"
 mkdir -p "$graphs"
-swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members >"$out/dump.log" 2>&1 \
-    || { cat "$out/dump.log" >&2; exit 1; }
-# The dump covers every module of the package (tests and tools too); the catalog is the library's.
-dump_dir="$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -n 1)"
-[ -n "$dump_dir" ] || dump_dir="$(find .build -type d -name symbolgraph -newer "$out" | head -n 1)"
-cp "$dump_dir"/Fastget.symbols.json "$graphs"/
-cp "$dump_dir"/Fastget@*.symbols.json "$graphs"/ 2>/dev/null || true
+# Only the library is built and extracted: `swift package dump-symbol-graph` would also want
+# every test module built, which a clean clone does not have yet.
+swift build --target Fastget >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+bin="$(swift build --show-bin-path)"
+triple="$(basename "$(dirname "$bin")")" # .build/x86_64-unknown-linux-gnu/debug
+"$(dirname "$swift_path")/swift-symbolgraph-extract" -module-name Fastget -target "$triple" \
+    -module-cache-path "$bin/ModuleCache" -I "$bin/Modules" \
+    -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap -Xcc -fmodule-map-file=Sources/CLinux/module.modulemap \
+    -minimum-access-level public -skip-synthesized-members -output-dir "$graphs" >"$out/extract.log" 2>&1 \
+    || { cat "$out/extract.log" >&2; exit 1; }
 
 "$docc" convert Sources/Fastget/Fastget.docc \
     --additional-symbol-graph-dir "$graphs" \
