@@ -142,7 +142,8 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         first.wait(upTo: 30) { FileManager.default.fileExists(atPath: directory.file("k.bin.part")) && server.responses.isEmpty }
         first.signal(SIGKILL)
         #expect(first.waitForExit(30))
-        #expect(first.stderr.hasPrefix("fastget: server does not accept ranges: one connection\n"), "\(first.stderr)")
+        // (Its notices may not be out yet when it is killed: events reach the display at the
+        // coordinator's next tick. The rerun's are checked below, the same line among them.)
         #expect(FileManager.default.fileExists(atPath: directory.file("k.bin.part")))
         server.clearRecords()
         slow.store(false, ordering: .relaxed)
