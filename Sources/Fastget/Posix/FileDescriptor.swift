@@ -11,11 +11,11 @@ package final class FileDescriptor: @unchecked Sendable {
     deinit { if !isClosed { Glibc.close(descriptor) } }
 
     /// Creates the file at `path`, which must not exist: anything there, a symbolic link too
-    /// (dangling or not), fails with `EEXIST` and is left as it was. Mode 0644.
-    /// The corresponding C function is `open` with `O_CREAT | O_EXCL | O_NOFOLLOW`.
-    package static func createNew(_ path: String) throws(SystemError) -> FileDescriptor {
+    /// (dangling or not), fails with `EEXIST` and is left as it was. Mode `permissions`
+    /// (less the umask). The corresponding C function is `open` with `O_CREAT | O_EXCL | O_NOFOLLOW`.
+    package static func createNew(_ path: String, permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
         let flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC
-        return FileDescriptor(descriptor: try retryingOnInterrupt("open") { Glibc.open(path, flags, 0o644) })
+        return FileDescriptor(descriptor: try retryingOnInterrupt("open") { Glibc.open(path, flags, mode_t(permissions)) })
     }
 
     /// Opens the existing regular file at `path`, for reading and writing unless `readOnly`.

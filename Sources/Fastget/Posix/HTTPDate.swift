@@ -23,6 +23,10 @@ package enum HTTPDate {
         return Int(timegm(&fields))
     }
 
+    /// Seconds since the epoch now, by the wall clock (cookie expiry is wall-clock time).
+    /// The corresponding C function is `time`.
+    package static func now() -> Int { Int(time(nil)) }
+
     /// The IMF-fixdate of `seconds` since the epoch.
     package static func text(_ seconds: Int) -> String {
         var time = time_t(seconds)

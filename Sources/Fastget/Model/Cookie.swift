@@ -1,0 +1,90 @@
+/// One HTTP cookie (RFC 6265 §5.3): what a server's `Set-Cookie` stored, or a line of a
+/// Netscape cookie file. Sent only to a request whose host, path and scheme it matches.
+public struct Cookie: Sendable, Equatable, Hashable {
+    /// The cookie's name (never empty).
+    public var name: String
+    /// Its value, as the server gave it.
+    public var value: String
+    /// The host (`hostOnly`) or domain it belongs to: lower case, without a leading dot.
+    public var domain: String
+    /// Sent to `domain` itself only (no `Domain` attribute was given); false: to its
+    /// subdomains too.
+    public var hostOnly: Bool
+    /// Sent to this path and the paths below it (`/docs` covers `/docs/a`, not `/docsx`).
+    public var path: String
+    /// Sent over https only.
+    public var secure: Bool
+    /// Hidden from scripts in a browser; kept here only to write it back to a cookie file.
+    public var httpOnly: Bool
+    /// Seconds since the epoch from which it is gone; nil: a session cookie, kept for the run.
+    public var expires: Int?
+
+    /// A cookie with these attributes; `domain` is lower-cased and loses a leading dot.
+    public init(
+        name: String, value: String, domain: String, hostOnly: Bool = true, path: String = "/", secure: Bool = false,
+        httpOnly: Bool = false, expires: Int? = nil
+    ) {
+        self.name = name
+        self.value = value
+        self.domain = Cookie.canonical(domain)
+        self.hostOnly = hostOnly
+        self.path = path
+        self.secure = secure
+        self.httpOnly = httpOnly
+        self.expires = expires
+    }
+
+    /// Whether it is gone at `now` (seconds since the epoch).
+    public func isExpired(at now: Int) -> Bool { expires.map { $0 <= now } ?? false }
+
+    /// Whether it goes with a request to `url` (RFC 6265 §5.4): its host matches (`domain`
+    /// itself, or a subdomain of it unless `hostOnly`), its path matches, and a `secure`
+    /// one goes over https only. An expired one matches nothing.
+    public func matches(_ url: HTTPURL, now: Int) -> Bool {
+        guard !isExpired(at: now), !secure || url.scheme == .https else { return false }
+        let host = Cookie.canonical(url.host)
+        guard hostOnly ? host == domain : Cookie.domainMatches(host, domain) else { return false }
+        return Cookie.pathMatches(String(url.path), path)
+    }
+
+    /// Whether `other` takes this one's place when stored: the same name, domain and path.
+    func replaces(_ other: Cookie) -> Bool { name == other.name && domain == other.domain && path == other.path }
+
+    /// RFC 6265 §5.1.3: `host` is `domain`, or ends in `.domain` and is a name, not an address
+    /// (`10.0.0.1` does not belong to `0.0.1`).
+    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        if host == domain { return true }
+        guard !domain.isEmpty, host.hasSuffix("." + domain) else { return false }
+        return !Cookie.isAddress(host)
+    }
+
+    /// RFC 6265 §5.1.4: the request path is the cookie's, or lies below it.
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
+    }
+
+    /// RFC 6265 §5.1.4's default path: the request path up to, not including, its last `/`;
+    /// `/` when that leaves nothing.
+    static func defaultPath(_ requestPath: Substring) -> String {
+        guard requestPath.first == "/", let last = requestPath.lastIndex(of: "/"), last != requestPath.startIndex else { return "/" }
+        return String(requestPath[..<last])
+    }
+
+    /// Whether `host` is an IP address literal (an IPv6 one holds a colon; an IPv4 one is four
+    /// dotted numbers): a cookie for one is host-only, never for a "domain" of it.
+    static func isAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+    }
+
+    /// Lower case, no leading dot, no trailing dot (`Example.COM.` is `example.com`).
+    static func canonical(_ domain: String) -> String {
+        var text = Substring(domain.lowercased())
+        while text.first == "." { text = text.dropFirst() }
+        while text.last == "." { text = text.dropLast() }
+        return String(text)
+    }
+}
