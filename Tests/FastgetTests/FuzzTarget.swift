@@ -20,6 +20,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case netrc = "netrc"
     case aria2 = "aria2"
     case axel = "axel"
+    case cookieFile = "cookie-file"
+    case setCookie = "set-cookie"
 
     func run(_ input: UnsafeRawBufferPointer) -> String? {
         switch self {
@@ -32,6 +34,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .netrc: FuzzTarget.lineEnds(input) { Netrc($0) }
         case .aria2: FuzzTarget.foreignState(Array(input), declaredLength: FuzzTarget.aria2Length, Aria2ControlFile.completeRanges)
         case .axel: FuzzTarget.foreignState(Array(input), declaredLength: FuzzTarget.axelLength, AxelStateFile.completeRanges)
+        case .cookieFile: FuzzTarget.lineEnds(input) { Cookie.netscapeFile($0) } ?? FuzzTarget.cookieFile(input)
+        case .setCookie: FuzzTarget.setCookie(input)
         }
     }
 
@@ -194,6 +198,33 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         if lines.count != lf.filter({ $0 == 0x0A }).count + 1 { return "\(lines.count) lines" }
         if textLines(crlfText) != lines { return "CRLF lines differ" }
         return parse(crlfText) == parse(lfText) ? nil : "CRLF parses differently"
+    }
+
+    /// A Netscape cookie file reads back, once written, as the same cookies.
+    private static func cookieFile(_ input: UnsafeRawBufferPointer) -> String? {
+        let cookies = Cookie.netscapeFile(String(decoding: input, as: UTF8.self))
+        return Cookie.netscapeFile(Cookie.netscapeText(cookies)) == cookies ? nil : "the written file reads differently"
+    }
+
+    /// Each line, as a `Set-Cookie` answer from `www.example.com` (over https when the first
+    /// byte is odd), sets nothing or a cookie for that host or one of its parent domains, for a
+    /// path, over a scheme, that a request can match; a cookie file keeps it whole, and the
+    /// `Cookie` field it makes holds no control character.
+    private static func setCookie(_ input: UnsafeRawBufferPointer) -> String? {
+        let now = 1_795_255_200
+        let secure = input.first.map { $0 & 1 == 1 } ?? false
+        guard let url = try? HTTPURL(secure ? "https://www.example.com/dir/page" : "http://www.example.com/dir/page") else { return "url" }
+        for line in textLines(String(decoding: input, as: UTF8.self)) {
+            guard let cookie = Cookie(setCookie: String(line), from: url, now: now) else { continue }
+            if cookie.name.isEmpty || containsControlCharacter(cookie.name + cookie.value) { return "name or value \(cookie)" }
+            if !Cookie.domainMatches(url.host, cookie.domain) || !cookie.domain.contains(".") { return "domain \(cookie.domain)" }
+            if cookie.path.first != "/" || (cookie.secure && !secure) { return "path or scheme \(cookie)" }
+            guard !cookie.isExpired(at: now) else { continue }
+            if Cookie.netscapeFile(Cookie.netscapeText([cookie])) != [cookie] { return "cookie file changes \(cookie)" }
+            let jar = CookieJar([cookie])
+            if let field = jar.header(for: url, now: now), containsControlCharacter(field) { return "Cookie field \(field)" }
+        }
+        return nil
     }
 
     /// A state file read for the length it declares (so the fuzzer gets past that check) and

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes fastget's parsers with libFuzzer: the response-head parser, the chunked decoder,
 # Content-Range, the URL parser, the journal decoder (every version it reads), the
-# configuration file and netrc readers (their CRLF line ends), and aria2's and axel's state files.
+# configuration file and netrc readers (their CRLF line ends), aria2's and axel's state files,
+# and the cookie parsers (Netscape cookie files, Set-Cookie fields).
 #
 #   Tests/Fuzz/run.sh [SECONDS] [TARGET...]     (default: 600 seconds each, every target)
 #
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc aria2 axel)
+[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc aria2 axel cookie-file set-cookie)
 
 build=.build/fuzz
 mkdir -p "$build"
