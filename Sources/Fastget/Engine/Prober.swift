@@ -201,6 +201,7 @@ struct Prober {
             guard visited.insert(next.description).inserted else {
                 throw FastgetError(.protocolViolation, "redirect loop at \(next)")
             }
+            requester.followed(from: url, to: next)
             url = next
         }
     }

@@ -14,12 +14,19 @@ final class Requester: Sendable {
     /// `Authorization` and `Cookie` fields. They are credentials for that site, and a redirect
     /// elsewhere (a CDN, another host entirely) must not receive them; curl drops them too.
     private let userOrigin: String
+    /// The cookies this download sends and stores.
+    let cookies: CookieJar
+    /// The origins cookies go to and come from: the user's URL's and those its redirects led
+    /// to. A mirror elsewhere is another site, even when a server named it: it gets none.
+    private let cookieOrigins: Locked<Set<String>>
 
     init(connector: Connector, pool: ConnectionPool, options: DownloadOptions, url: HTTPURL) {
         self.connector = connector
         self.pool = pool
         self.options = options
         userOrigin = url.origin
+        cookies = options.cookieJar ?? CookieJar()
+        cookieOrigins = Locked([url.origin])
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
             credentials = (url.origin, basicAuthorization(user: user, password: password))
@@ -43,8 +50,34 @@ final class Requester: Sendable {
         }
         let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
         let host = user.first { $0.name.lowercased() == "host" }?.value
-        let merged = UserHeaderField.merged(fields, user.filter { $0.name.lowercased() != "host" })
+        var merged = UserHeaderField.merged(fields, user.filter { $0.name.lowercased() != "host" })
+        if takesCookies(url), let stored = cookies.header(for: url) {
+            // One Cookie field (RFC 6265 §5.4): the user's own first, then the jar's.
+            if let given = merged.firstIndex(where: { $0.name.lowercased() == "cookie" }) {
+                merged[given].value += "; " + stored
+            } else {
+                merged.append(("Cookie", stored))
+            }
+        }
         return HTTPRequest(method: method, url: url, host: host, fields: merged)
+    }
+
+    /// Whether a request to `url` carries cookies, and its answer's `Set-Cookie` is stored.
+    private func takesCookies(_ url: HTTPURL) -> Bool { cookieOrigins.withLock { $0.contains(url.origin) } }
+
+    /// A redirect from `from` to `to` was followed: cookies go to `to`'s origin too when they
+    /// went to `from`'s (a login on one host that sends the file from another).
+    func followed(from: HTTPURL, to: HTTPURL) {
+        cookieOrigins.withLock { origins in
+            if origins.contains(from.origin) { origins.insert(to.origin) }
+        }
+    }
+
+    /// Stores the cookies `head`, the answer to `request`, sets; returns it.
+    private func answered(_ head: ResponseHead, to request: HTTPRequest) -> ResponseHead {
+        let values = head.values("set-cookie")
+        if !values.isEmpty && takesCookies(request.url) { cookies.store(setCookie: values, from: request.url) }
+        return head
     }
 
     /// One I/O timeout from now: when a response head must be complete, and when a body read
@@ -71,7 +104,7 @@ final class Requester: Sendable {
             onConnection(parked)
             do {
                 try parked.send(request)
-                return (parked, try parked.readHead(method: request.method, deadline: ioDeadline))
+                return (parked, answered(try parked.readHead(method: request.method, deadline: ioDeadline), to: request))
             } catch TransferError.closedBeforeResponse(reused: true) {
                 // fall through to a new connection
             } catch let error as SystemError where !error.isTimeout {
@@ -91,6 +124,6 @@ final class Requester: Sendable {
         }
         onConnection(connection)
         try connection.send(request)
-        return (connection, try connection.readHead(method: request.method, deadline: ioDeadline))
+        return (connection, answered(try connection.readHead(method: request.method, deadline: ioDeadline), to: request))
     }
 }

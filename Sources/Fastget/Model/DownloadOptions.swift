@@ -75,6 +75,13 @@ public struct DownloadOptions: Sendable {
     /// `Transfer-Encoding`, `Connection`, `Proxy-Authorization`) are refused (`.usage`), as is
     /// a name that is not a token or a value with a CR, LF or NUL byte.
     public var headers: [(name: String, value: String)] = []
+    /// The cookies sent and the `Set-Cookie` answers stored (RFC 6265: by domain, path,
+    /// `Secure` and expiry), within a download and across its redirects. They go only to the
+    /// download's URL and the origins its redirects lead to, never to a mirror on another
+    /// origin, and are never written to the journal. Share one jar among downloads to share
+    /// their cookies; keep it to read or save them afterwards (`CookieJar.save(to:)`). Nil:
+    /// each download keeps its own, empty at the start.
+    public var cookieJar: CookieJar?
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
     public var bufferSize: Int = 128 * 1024
     /// Seconds between progress reports.
