@@ -100,6 +100,14 @@ struct CommandLineOption {
             .init(
                 "A", "user-agent", "TEXT", .text(OptionValue.userAgent),
                 "send TEXT as User-Agent", aliases: ["-U"]),
+            .init(
+                "b", "cookie", "DATA", .text(CookieOptions.cookie), "send cookies 'N=V; N2=V2', or a cookie file",
+                note: "no '=': a file"),
+            .init(nil, "load-cookies", "FILE", .text(CookieOptions.loadCookies), "read cookies from FILE (Netscape format)"),
+            .init(
+                nil, "save-cookies", "FILE", .text(CookieOptions.saveCookies), "write the cookies to FILE at the end (mode 0600)",
+                aliases: ["--cookie-jar"]),
+            .init("e", "referer", "URL", .text(CookieOptions.referer), "send URL as Referer with every request"),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),
             .init(nil, "netrc-file", "FILE", .text(OptionValue.netrcFile), "take credentials from FILE, as --netrc does"),

@@ -15,6 +15,7 @@ package enum CommandLineTool {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()), configuration: ConfigurationFile.path)
             if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil {
                 try ConfigurationFile.loadNetrc(&invocation)
+                try CookieOptions.load(&invocation)
                 guard try Password.ask(&invocation) else {
                     Console.write("fastget: cancelled\n")
                     exit(FastgetError.Code.cancelled.exitCode)
@@ -39,12 +40,12 @@ package enum CommandLineTool {
         }
 
         if invocation.inputFile != nil {
-            exit(Batch.run(invocation))
+            exit(CookieOptions.save(invocation, status: Batch.run(invocation)))
         }
         if invocation.dryRun {
-            exit(DryRun.run(invocation))
+            exit(CookieOptions.save(invocation, status: DryRun.run(invocation)))
         }
 
-        exit(SingleDownload.run(invocation))
+        exit(CookieOptions.save(invocation, status: SingleDownload.run(invocation)))
     }
 }

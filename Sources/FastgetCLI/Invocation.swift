@@ -40,6 +40,10 @@ struct Invocation {
     var noProgress = false
     /// `-w FORMAT`: printed on standard output when the run ends (`WriteOut`).
     var writeOut: String?
+    /// `--load-cookies FILE`, `-b FILE`: Netscape cookie files read when the run starts.
+    var cookieFiles: [String] = []
+    /// `--save-cookies FILE`: where the cookies are written when the run ends.
+    var cookieSavePath: String?
     /// Set by options accepted for another tool's habit that change nothing here (`-L`, `-O`).
     var acceptedHabit = false
 
