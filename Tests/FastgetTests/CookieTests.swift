@@ -124,6 +124,14 @@ import Testing
         #expect(Cookie.netscapeFile(Cookie.netscapeText(cookies)) == cookies)
     }
 
+    @Test func aCombiningMarkAfterADotLeavesTheDotADot() {
+        // "." followed by U+065A is one Character, and not "."; the bytes decide.
+        #expect(Cookie.canonical(".\u{65A}x.example") == "\u{65A}x.example")
+        let cookies = Cookie.netscapeFile(".\u{65A}x.example\tTRUE\t/\tFALSE\t0\ta\tb\n")
+        #expect(cookies.map(\.domain) == ["\u{65A}x.example"] && cookies.first?.hostOnly == false)
+        #expect(Cookie.netscapeFile(Cookie.netscapeText(cookies)) == cookies)
+    }
+
     @Test func savesOnlyWhatHasNotExpired() {
         let jar = CookieJar()
         jar.store(Cookie(name: "a", value: "1", domain: "h.example", expires: CookieTests.now + 100), now: CookieTests.now)

@@ -10,17 +10,17 @@ extension Cookie {
         textLines(text).compactMap { line in
             var line = line
             var httpOnly = false
-            if line.hasPrefix("#HttpOnly_") {
-                line = line.dropFirst("#HttpOnly_".count)
+            if line.utf8.starts(with: "#HttpOnly_".utf8) {
+                line = Substring(line.utf8.dropFirst("#HttpOnly_".utf8.count))
                 httpOnly = true
-            } else if line.first == "#" {
+            } else if Cookie.starts(line, with: "#") {
                 return nil
             }
             // Split on bytes: a tab before a combining mark would be no Character of its own.
             let fields = line.utf8.split(separator: 0x09, omittingEmptySubsequences: false).map { Substring($0) }
             // curl writes an empty value as a missing seventh field.
             guard fields.count == 7 || fields.count == 6, !fields[0].isEmpty, !fields[5].isEmpty,
-                let expires = Int(fields[4]), expires >= 0, fields[2].first == "/", !Cookie.canonical(String(fields[0])).isEmpty
+                let expires = Int(fields[4]), expires >= 0, Cookie.starts(fields[2], with: "/"), !Cookie.canonical(String(fields[0])).isEmpty
             else { return nil }
             let value = fields.count == 7 ? String(fields[6]) : ""
             guard !containsControlCharacter(line), !fields[5].utf8.contains(0x3D), !(fields[5] + value).utf8.contains(0x3B) else {
@@ -28,7 +28,7 @@ extension Cookie {
             }
             return Cookie(
                 name: String(fields[5]), value: value, domain: String(fields[0]),
-                hostOnly: fields[1].uppercased() != "TRUE" && fields[0].first != ".", path: String(fields[2]),
+                hostOnly: fields[1].uppercased() != "TRUE" && !Cookie.starts(fields[0], with: "."), path: String(fields[2]),
                 secure: fields[3].uppercased() == "TRUE", httpOnly: httpOnly, expires: expires == 0 ? nil : expires)
         }
     }

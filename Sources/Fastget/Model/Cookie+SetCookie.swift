@@ -17,7 +17,7 @@ extension Cookie {
         let name = Substring(pair[..<equals]).trimmingASCIISpaces()
         let value = Substring(pair[pair.index(after: equals)...]).trimmingASCIISpaces()
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Cookie.maximumSize,
-            !containsControlCharacter(name), !containsControlCharacter(value), !(name + value).contains("\t")
+            !containsControlCharacter(name), !containsControlCharacter(value), !(name + value).utf8.contains(0x09)
         else { return nil }
         var attributes = Attributes()
         for part in parts { attributes.read(Substring(part), now: now) }
@@ -28,12 +28,12 @@ extension Cookie {
         if let given = attributes.domain, given == host {
             // The host's own name: its subdomains too, except for an address (it has none) or
             // a dotless name, which may be a top-level domain (RFC 6265 §5.3 step 5).
-            hostOnly = Cookie.isAddress(host) || !host.contains(".")
+            hostOnly = Cookie.isAddress(host) || !host.utf8.contains(UInt8(ascii: "."))
         } else if let given = attributes.domain {
             // Only a name within the host's own domain, never an address's "domain", and never
             // one with no dot at all: `Domain=com` would be every .com site's cookie. (Without
             // the public suffix list, `co.uk` still passes: it is at least the host's domain.)
-            guard !Cookie.isAddress(host), given.contains("."), Cookie.domainMatches(host, given) else { return nil }
+            guard !Cookie.isAddress(host), given.utf8.contains(UInt8(ascii: ".")), Cookie.domainMatches(host, given) else { return nil }
             domain = given
             hostOnly = false
         }
@@ -71,7 +71,7 @@ extension Cookie {
                 if !canonical.isEmpty { domain = canonical }
             case "path":
                 // A tab or control character would not survive a cookie file: the default instead.
-                path = value.first == "/" && !containsControlCharacter(value) && !value.contains("\t") ? value : nil
+                path = Cookie.starts(value, with: "/") && !containsControlCharacter(value) && !value.utf8.contains(0x09) ? value : nil
             case "secure":
                 secure = true
             case "httponly":

@@ -50,41 +50,54 @@ public struct Cookie: Sendable, Equatable, Hashable {
     /// Whether `other` takes this one's place when stored: the same name, domain and path.
     func replaces(_ other: Cookie) -> Bool { name == other.name && domain == other.domain && path == other.path }
 
+    // Matching is on bytes, never on Characters: a combining mark after "." or "/" makes one
+    // Character of the two, which is neither.
+
     /// RFC 6265 §5.1.3: `host` is `domain`, or ends in `.domain` and is a name, not an address
     /// (`10.0.0.1` does not belong to `0.0.1`).
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        let (host, domain) = (Array(host.utf8), Array(domain.utf8))
         if host == domain { return true }
-        guard !domain.isEmpty, host.hasSuffix("." + domain) else { return false }
-        return !Cookie.isAddress(host)
+        guard !domain.isEmpty, host.count > domain.count, host.reversed().starts(with: domain.reversed()),
+            host[host.count - domain.count - 1] == UInt8(ascii: ".")
+        else { return false }
+        return !Cookie.isAddress(String(decoding: host, as: UTF8.self))
     }
 
     /// RFC 6265 §5.1.4: the request path is the cookie's, or lies below it.
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).first == "/"
+        let (request, cookie) = (Array(requestPath.utf8), Array(cookiePath.utf8))
+        guard request.starts(with: cookie) else { return false }
+        return request.count == cookie.count || cookie.last == UInt8(ascii: "/") || request[cookie.count] == UInt8(ascii: "/")
     }
 
     /// RFC 6265 §5.1.4's default path: the request path up to, not including, its last `/`;
     /// `/` when that leaves nothing.
     static func defaultPath(_ requestPath: Substring) -> String {
-        guard requestPath.first == "/", let last = requestPath.lastIndex(of: "/"), last != requestPath.startIndex else { return "/" }
-        return String(requestPath[..<last])
+        let bytes = requestPath.utf8
+        guard bytes.first == UInt8(ascii: "/"), let last = bytes.lastIndex(of: UInt8(ascii: "/")), last != bytes.startIndex else {
+            return "/"
+        }
+        return String(Substring(bytes[..<last]))
     }
 
     /// Whether `host` is an IP address literal (an IPv6 one holds a colon; an IPv4 one is four
     /// dotted numbers): a cookie for one is host-only, never for a "domain" of it.
     static func isAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        if host.utf8.contains(UInt8(ascii: ":")) { return true }
+        let parts = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     /// Lower case, no leading dot, no trailing dot (`Example.COM.` is `example.com`).
     static func canonical(_ domain: String) -> String {
-        var text = Substring(domain.lowercased())
-        while text.first == "." { text = text.dropFirst() }
-        while text.last == "." { text = text.dropLast() }
-        return String(text)
+        let bytes = Array(domain.lowercased().utf8)
+        guard let first = bytes.firstIndex(where: { $0 != UInt8(ascii: ".") }),
+            let last = bytes.lastIndex(where: { $0 != UInt8(ascii: ".") })
+        else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
+
+    /// Whether `text`'s first byte is `byte`.
+    static func starts(_ text: some StringProtocol, with byte: Character) -> Bool { text.utf8.first == byte.asciiValue }
 }
