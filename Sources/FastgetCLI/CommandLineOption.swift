@@ -101,12 +101,14 @@ struct CommandLineOption {
                 "A", "user-agent", "TEXT", .text(OptionValue.userAgent),
                 "send TEXT as User-Agent", aliases: ["-U"]),
             .init(
-                "b", "cookie", "DATA", .text(CookieOptions.cookie), "send cookies 'N=V; N2=V2', or a cookie file",
-                note: "no '=': a file"),
+                "b", "cookie", "DATA", .text(CookieOptions.cookie), "send 'N=V; N2=V2' as cookies; no '=': a cookie file"),
             .init(nil, "load-cookies", "FILE", .text(CookieOptions.loadCookies), "read cookies from FILE (Netscape format)"),
             .init(
                 nil, "save-cookies", "FILE", .text(CookieOptions.saveCookies), "write the cookies to FILE at the end (mode 0600)",
                 aliases: ["--cookie-jar"]),
+            .init(
+                nil, "keep-session-cookies", .flag(\.acceptedHabit),
+                "session cookies are saved anyway (wget's habit)"),
             .init("e", "referer", "URL", .text(CookieOptions.referer), "send URL as Referer with every request"),
             .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),

@@ -81,7 +81,7 @@ import Testing
     @Test(arguments: ["-b", "--load-cookies"])
     func readsANetscapeCookieFileAndSavesWhatTheServerSets(option: String) throws {
         var file = TestFile(data)
-        file.extraFields = ["Set-Cookie: fresh=new; Max-Age=3600", "Set-Cookie: old=; Max-Age=0"]
+        file.extraFields = ["Set-Cookie: fresh=new; Max-Age=3600", "Set-Cookie: old=; Max-Age=0", "Set-Cookie: session=1"]
         let server = try TestServer(file: file)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -94,15 +94,18 @@ import Testing
 
         """.write(toFile: directory.file("in.txt"), atomically: true, encoding: .utf8)
         let result = try run(
-            ["-q", "-n", "2", option, "in.txt", "--save-cookies", "jar.txt", "-o", "out.bin", server.url()], in: directory)
+            ["-q", "-n", "2", option, "in.txt", "--save-cookies", "jar.txt", "--keep-session-cookies", "-o", "out.bin", server.url()],
+            in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(server.requests.count >= 2)
         #expect(server.requests.first?.header("Cookie") == "sid=fromfile; old=stale")
-        #expect(server.requests.dropFirst().allSatisfy { $0.header("Cookie") == "sid=fromfile; fresh=new" }, "\(server.requests.map(\.raw))")
+        #expect(
+            server.requests.dropFirst().allSatisfy { $0.header("Cookie") == "sid=fromfile; fresh=new; session=1" }, "\(server.requests.map(\.raw))")
 
         let saved = try String(contentsOfFile: directory.file("jar.txt"), encoding: .utf8)
         let lines = saved.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
-        #expect(lines.map { $0[5] }.sorted() == ["foreign", "fresh", "narrow", "sid"], "\(saved)")
+        #expect(lines.map { $0[5] }.sorted() == ["foreign", "fresh", "narrow", "session", "sid"], "\(saved)")
+        #expect(lines.first { $0[5] == "session" }?[4] == "0", "a session cookie is saved with 0, as curl does")
         let fresh = try #require(lines.first { $0[5] == "fresh" })
         #expect(fresh[0] == "127.0.0.1" && fresh[6] == "new")
         let expiry = try #require(Int(fresh[4]))
