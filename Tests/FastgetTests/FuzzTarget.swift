@@ -22,6 +22,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case axel = "axel"
     case cookieFile = "cookie-file"
     case setCookie = "set-cookie"
+    case authenticate = "authenticate"
 
     func run(_ input: UnsafeRawBufferPointer) -> String? {
         switch self {
@@ -36,6 +37,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .axel: FuzzTarget.foreignState(Array(input), declaredLength: FuzzTarget.axelLength, AxelStateFile.completeRanges)
         case .cookieFile: FuzzTarget.lineEnds(input) { Cookie.netscapeFile($0) } ?? FuzzTarget.cookieFile(input)
         case .setCookie: FuzzTarget.setCookie(input)
+        case .authenticate: FuzzTarget.authenticate(input)
         }
     }
 
@@ -223,6 +225,23 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             if Cookie.netscapeFile(Cookie.netscapeText([cookie])) != [cookie] { return "cookie file changes \(cookie)" }
             let jar = CookieJar([cookie])
             if let field = jar.header(for: url, now: now), containsControlCharacter(field) { return "Cookie field \(field)" }
+        }
+        return nil
+    }
+
+    /// `WWW-Authenticate` lines (one per input line) parse without a trap, and the answer to a
+    /// Digest challenge among them reads back, in the same syntax, with the challenge's realm,
+    /// nonce and opaque and the user as given: its quoting holds for any bytes.
+    private static func authenticate(_ input: UnsafeRawBufferPointer) -> String? {
+        let lines = String(decoding: input, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let digest = DigestChallenge.best(in: AuthChallenge.parse(lines)) else { return nil }
+        let user = "a \"user\" \\ , x=y"
+        guard let value = digest.authorization(user: user, password: "p", method: "GET", uri: "/", count: 1, cnonce: "c"),
+            let answer = AuthChallenge.parse([value]).first, answer.scheme == "digest"
+        else { return "no readable answer" }
+        let sent = [("username", user), ("realm", digest.realm), ("nonce", digest.nonce), ("opaque", digest.opaque)]
+        for case (let name, let expected?) in sent where answer.parameter(name) != expected {
+            return "\(name) reads back as \(answer.parameter(name) ?? "nothing"), not \(expected)"
         }
         return nil
     }

@@ -1,6 +1,6 @@
 // libFuzzer driver for the parsers (see run.sh). Built with `swiftc -sanitize=fuzzer,address`
 // together with the library's sources as one module, because SwiftPM cannot link a fuzzer.
-// FASTGET_FUZZ_TARGET names the target (FuzzTarget's raw values: head, chunked, cookie-file, set-cookie, …).
+// FASTGET_FUZZ_TARGET names the target (FuzzTarget's raw values: head, chunked, cookie-file, set-cookie, authenticate, …).
 internal import Glibc
 
 private let target: FuzzTarget = {

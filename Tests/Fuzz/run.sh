@@ -2,7 +2,8 @@
 # Fuzzes fastget's parsers with libFuzzer: the response-head parser, the chunked decoder,
 # Content-Range, the URL parser, the journal decoder (every version it reads), the
 # configuration file and netrc readers (their CRLF line ends), aria2's and axel's state files,
-# and the cookie parsers (Netscape cookie files, Set-Cookie fields).
+# the cookie parsers (Netscape cookie files, Set-Cookie fields), and WWW-Authenticate
+# challenges with the Digest answer to them.
 #
 #   Tests/Fuzz/run.sh [SECONDS] [TARGET...]     (default: 600 seconds each, every target)
 #
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc aria2 axel cookie-file set-cookie)
+[ ${#targets[@]} -gt 0 ] || targets=(head chunked content-range url journal config netrc aria2 axel cookie-file set-cookie authenticate)
 
 build=.build/fuzz
 mkdir -p "$build"
