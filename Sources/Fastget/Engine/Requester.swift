@@ -8,8 +8,8 @@ final class Requester: Sendable {
     /// The connections this download opened (the connector may serve other downloads too).
     private let counts = Locked(Connector.Statistics())
     var statistics: Connector.Statistics { counts.withLock { $0 } }
-    /// Credentials from the URL, sent only to the origin they were given for.
-    private let credentials: (origin: String, value: String)?
+    /// Credentials from the URL, `-u` or netrc, sent only to the origin they were given for.
+    let credentials: Credentials?
     /// The origin of the URL the user gave: the only one that gets the user's own
     /// `Authorization` and `Cookie` fields. They are credentials for that site, and a redirect
     /// elsewhere (a CDN, another host entirely) must not receive them; curl drops them too.
@@ -29,9 +29,9 @@ final class Requester: Sendable {
         cookieOrigins = Locked([url.origin])
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
-            credentials = (url.origin, basicAuthorization(user: user, password: password))
+            credentials = Credentials(origin: url.origin, user: user, password: password)
         } else if let entry = options.netrc?.entry(for: url.host), let login = entry.login {
-            credentials = (url.origin, basicAuthorization(user: login, password: entry.password))
+            credentials = Credentials(origin: url.origin, user: login, password: entry.password)
         } else {
             credentials = nil
         }
@@ -46,7 +46,7 @@ final class Requester: Sendable {
         var fields: [(name: String, value: String)] = options.userAgent.isEmpty ? [] : [("User-Agent", options.userAgent)]
         fields += [("Accept", "*/*"), ("Accept-Encoding", "identity")] + extra
         if let credentials, credentials.origin == url.origin {
-            fields.append(("Authorization", credentials.value))
+            fields.append(("Authorization", credentials.authorization(method, url)))
         }
         let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
         let host = user.first { $0.name.lowercased() == "host" }?.value
@@ -92,9 +92,44 @@ final class Requester: Sendable {
     /// request, else on a parked connection, else on a new one. A kept connection that the
     /// server closed while idle is replaced by a new one once (the request had not been answered).
     /// `onConnection` learns what a stop must shut down to unblock this call (nil: nothing now).
+    ///
+    /// A 401 that asks for Digest, or renews a stale nonce, is answered (on the same connection
+    /// when it can carry another request); a few times at most, since other connections of the
+    /// download may renew the nonce meanwhile.
     func send(
         _ request: HTTPRequest, reusing kept: HTTPConnection? = nil,
         onConnection: ((any Interruptible)?) -> Void = { _ in }
+    ) throws -> (HTTPConnection, ResponseHead) {
+        var (connection, head) = try exchange(request, reusing: kept, onConnection: onConnection)
+        var request = request
+        for _ in 0..<Requester.challengeAnswers {
+            guard head.status == 401, let credentials, let sent = ownAuthorization(in: request),
+                credentials.learn(from: head, sent: sent)
+            else { break }
+            connection.discardBody(deadline: ioDeadline)
+            if !connection.isReusable { connection.shutdown() }
+            request.fields = request.fields.map {
+                $0.name == "Authorization" ? ($0.name, credentials.authorization(request.method, request.url)) : $0
+            }
+            (connection, head) = try exchange(request, reusing: connection, onConnection: onConnection)
+        }
+        return (connection, head)
+    }
+
+    /// How many 401s one request answers with new credentials: the switch to Digest, then
+    /// stale nonces.
+    static let challengeAnswers = 3
+
+    /// The `Authorization` value fastget put in `request` from the credentials; nil when it
+    /// carries none or the user's own field replaced it (`-H 'Authorization: …'`).
+    private func ownAuthorization(in request: HTTPRequest) -> String? {
+        guard credentials?.origin == request.url.origin, !options.headers.contains(where: { $0.name.lowercased() == "authorization" })
+        else { return nil }
+        return request.fields.first { $0.name == "Authorization" }?.value
+    }
+
+    private func exchange(
+        _ request: HTTPRequest, reusing kept: HTTPConnection?, onConnection: ((any Interruptible)?) -> Void
     ) throws -> (HTTPConnection, ResponseHead) {
         events.post(.request(method: request.method, url: request.url, range: request.fields.first { $0.name == "Range" }?.value))
         let reusable = kept.flatMap {
@@ -125,5 +160,16 @@ final class Requester: Sendable {
         onConnection(connection)
         try connection.send(request)
         return (connection, answered(try connection.readHead(method: request.method, deadline: ioDeadline), to: request))
+    }
+
+    /// What to give after a 401 for the download's own origin: credentials when none were
+    /// sent, other ones when these were refused. Nil for anything else (a 407 has its own).
+    func credentialsHint(for error: any Error) -> String? {
+        guard let error = error as? FastgetError, error.httpStatus == 401 else { return nil }
+        guard let credentials else {
+            return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
+        }
+        let scheme = credentials.usesDigest ? "HTTP Digest" : "HTTP Basic"
+        return "the server refused user '\(credentials.user)' (\(scheme)); check the user and password given (-u USER[:PASS], the URL or netrc)"
     }
 }

@@ -1,0 +1,111 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// HTTP Digest authentication (RFC 7616) with `-u` and netrc, chosen when a 401 offers only
+/// Digest (Basic is still sent first), and the hints a 401 gets.
+@Suite struct DigestAuthTests {
+    let data = testBytes(count: (4 << 20) + 5, seed: 271)
+    static let basic = "Basic " + Data("Mufasa:Circle of Life".utf8).base64EncodedString()
+
+    private func serve(_ guarding: DigestGuard) throws -> TestServer {
+        let file = TestFile(data)
+        return try TestServer { request in guarding.check(request) ?? .file(file) }
+    }
+
+    private func fastget(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProcessResult {
+        try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+    }
+
+    @Test(arguments: ["SHA-256", "MD5"])
+    func aDigestOnlyServerGetsDigestOnEveryConnection(algorithm: String) throws {
+        let guarding = DigestGuard(algorithm: algorithm)
+        let server = try serve(guarding)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-q", "-n", "4", "-u", "Mufasa:Circle of Life", "-o", "d.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("d.bin")) == SHA256.hex(data))
+        // Basic first, as ever; after the one 401, every request answers the challenge.
+        let requests = server.requests
+        #expect(requests.first?.header("Authorization") == DigestAuthTests.basic)
+        #expect(requests.dropFirst().allSatisfy { $0.header("Authorization")?.hasPrefix("Digest username=\"Mufasa\"") == true })
+        #expect(requests.filter { $0.header("Range") != nil && $0.header("Range") != "bytes=0-" }.count >= 3, "segmented")
+        // One nonce for the whole download, each use counted once, from 1.
+        let counts = guarding.acceptedCounts
+        #expect(counts.count == requests.count - 1)
+        #expect(Set(counts) == Set((1...counts.count).map { String(format: "%08x", $0) }), "\(counts)")
+    }
+
+    @Test func netrcCredentialsAnswerDigestToo() throws {
+        let server = try serve(DigestGuard(algorithm: "MD5"))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let netrc = directory.file("netrc")
+        try "machine 127.0.0.1 login Mufasa password \"Circle of Life\"\n".write(toFile: netrc, atomically: true, encoding: .utf8)
+        chmod(netrc, 0o600)
+        let result = try fastget(["-q", "--netrc-file", netrc, "-o", "n.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("n.bin")) == SHA256.hex(data))
+    }
+
+    /// A nonce that expires mid-download is answered `stale=true`: the next request answers
+    /// the new nonce, counting from 1 again, and the download goes on.
+    @Test func aStaleNonceIsRenewedMidDownload() throws {
+        let guarding = DigestGuard(nonceUses: 1)
+        let server = try serve(guarding)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-q", "-n", "4", "-u", "Mufasa:Circle of Life", "-o", "s.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("s.bin")) == SHA256.hex(data))
+        let nonces = Set(
+            server.requests.compactMap { $0.header("Authorization")?.components(separatedBy: "nonce=").dropFirst().first?.prefix { $0 != "," } })
+        #expect(nonces == ["\"nonce-1\"", "\"nonce-2\""], "\(nonces)")
+        // The new nonce is counted from 1 again.
+        #expect(guarding.acceptedCounts.filter { $0 == "00000001" }.count == 2, "\(guarding.acceptedCounts)")
+    }
+
+    @Test func aWrongPasswordFailsWithAHint() throws {
+        let server = try serve(DigestGuard())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-u", "Mufasa:wrong", "-o", "w.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        #expect(
+            result.stderr
+                == "fastget: error: server answered 401 Status for \(server.url())\n"
+                + "hint: the server refused user 'Mufasa' (HTTP Digest); check the user and password given (-u USER[:PASS], the URL or netrc)\n")
+        // Basic, then Digest once: a refused answer is not repeated.
+        let sent = server.requests.map { $0.header("Authorization")?.prefix(6) }
+        #expect(sent == ["Basic ", "Digest"], "\(sent)")
+    }
+
+    /// A server that offers Basic as well refused the Basic credentials: no switch to Digest.
+    @Test func basicStaysTheChoiceWhenOffered() throws {
+        let server = try serve(DigestGuard(offersBasic: true))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-u", "Mufasa:Circle of Life", "-o", "b.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        #expect(
+            result.stderr.hasSuffix(
+                "hint: the server refused user 'Mufasa' (HTTP Basic); check the user and password given (-u USER[:PASS], the URL or netrc)\n"),
+            "\(result.stderr)")
+        #expect(server.requests.allSatisfy { $0.header("Authorization") == DigestAuthTests.basic })
+    }
+
+    @Test func withoutCredentialsTheHintSaysWhatToGive() throws {
+        let server = try serve(DigestGuard())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-o", "h.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        #expect(
+            result.stderr
+                == "fastget: error: server answered 401 Status for \(server.url())\n"
+                + "hint: the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc\n")
+        #expect(server.requests.allSatisfy { $0.header("Authorization") == nil })
+    }
+}
