@@ -2,19 +2,22 @@
 /// the journal keeps of them.
 extension Download {
     /// The mirrors a segmented `start` fetches from, recorded in its journal before any of
-    /// their bytes can be written.
+    /// their bytes can be written; never `via`, the mirror standing in for the URL.
     func mirrors(
-        for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, tell: (String) -> Void
+        for start: StartPoint, _ resource: RemoteResource, _ requester: Requester, standingIn via: ProbedMirror? = nil,
+        tell: (String) -> Void
     ) -> [ProbedMirror] {
         guard start.segmented else {
-            if !mirrorURLs.isEmpty {
-                tell("mirrors not used: \(url.withoutCredentials) does not serve byte ranges, so the file comes from it in one stream")
+            if mirrorURLs.contains(where: { $0.description != via?.given.description }) {
+                tell(
+                    "mirrors not used: \((via?.given ?? url).withoutCredentials) does not serve byte ranges, so the file comes from it in one stream")
             }
             return []
         }
         let expected = expectedChecksum(resource, recorded: start.recordedDigest)
         let chosen = usableMirrors(
-            of: resource, requester, expected: expected, recorded: start.recordedMirrors, failed: start.failedMirrors, tell: tell)
+            of: resource, requester, expected: expected, recorded: start.recordedMirrors, failed: start.failedMirrors,
+            standingIn: via, tell: tell)
         start.checkpointer?.record(mirrors: chosen.records, digest: chosen.records.isEmpty ? nil : expected)
         return chosen.usable
     }
@@ -29,9 +32,10 @@ extension Download {
     /// what the journal keeps from now on.
     func usableMirrors(
         of resource: RemoteResource, _ requester: Requester, expected: Checksum?, recorded: [Journal.Mirror],
-        failed: [String] = [], tell: (String) -> Void
+        failed: [String] = [], standingIn via: ProbedMirror? = nil, tell: (String) -> Void
     ) -> (usable: [ProbedMirror], records: [Journal.Mirror]) {
         var seen: Set<String> = [url.withoutCredentials.description, resource.url.withoutCredentials.description]
+        if let via { seen.insert(via.given.withoutCredentials.description) }
         // Announced mirrors only when a digest will prove their bytes (RFC 6249 §6: without
         // one, a lagging mirror of a file of the same size would pass on its length alone).
         let announced = options.mirrorsFromHeaders && expected != nil ? resource.announcedMirrors : []

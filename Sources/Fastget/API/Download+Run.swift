@@ -47,7 +47,8 @@ extension Download {
             // soon as the worker that took it lets go, not when the download ends.
             let resource: RemoteResource
             var unread: OpenedResponse?
-            (resource, unread) = try probe(requester, opening: restarts == 0 && !singleStream && mayOpen())
+            let via: ProbedMirror?
+            (resource, unread, via) = try probeOrFailOver(requester, opening: restarts == 0 && !singleStream && mayOpen(), tell: tell)
             defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: resource, ownership: &ownership)
             guard
@@ -58,8 +59,8 @@ extension Download {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
             }
             if restarts == 0 { tellWhenOneConnection(resource, tell: tell) }
-            let mirrors = mirrors(for: start, resource, requester, tell: tell)
-            let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors)
+            let mirrors = mirrors(for: start, resource, requester, standingIn: via, tell: tell)
+            let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors, via: via)
             defer { transfer.closeOpened() }
             begin(
                 transfer, segments: start.table.snapshot().map { ByteRange(start: $0.start, end: $0.end) },
@@ -137,15 +138,16 @@ extension Download {
     }
 
     /// The transfer from `start`, given the probe's unread answer when it can use it: only a
-    /// fresh start reads the file from byte 0 (a resumed one has bytes there).
+    /// fresh start reads the file from byte 0 (a resumed one has bytes there). With `via`, the
+    /// mirror standing in for a URL that failed is the transfer's first server.
     private func makeTransfer(
         _ requester: Requester, _ resource: RemoteResource, _ start: StartPoint, taking unread: inout OpenedResponse?,
-        mirrors: [ProbedMirror]
+        mirrors: [ProbedMirror], via: ProbedMirror?
     ) -> Transfer {
         let handed = start.resumedBytes == 0 && unread?.ranged == start.segmented ? unread : nil
         if handed != nil { unread = nil }
         let transfer = Transfer(
-            requester: requester, originalURL: url, resource: resource, output: start.output, options: options,
+            requester: requester, originalURL: via?.given ?? url, resource: resource, output: start.output, options: options,
             validator: start.segmented ? start.resumedValidator ?? Validator(resource) : nil, opened: handed, mirrors: mirrors)
         if let handed { transfer.latency.record(handed.latency) }
         return transfer

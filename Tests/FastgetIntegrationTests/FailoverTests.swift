@@ -1,0 +1,79 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// `fastget DEAD-URL MIRROR-URL`: when the first URL cannot be reached, the next mirror that
+/// answers serves the file; the name and the journal still come from the first URL.
+@Suite struct FailoverTests {
+    let data = testBytes(count: 8 << 20, seed: 73)
+
+    /// A URL on a port nothing listens on (bound a moment ago, then closed): refused.
+    private func deadURL() throws -> String { "http://127.0.0.1:\(try freeLoopbackPort())/r.bin" }
+
+    @Test func aRefusedFirstURLFailsOverToTheNextMirror() throws {
+        let dead = try deadURL()
+        let (standIn, other) = (try TestServer(file: TestFile(data)), try TestServer(file: TestFile(data)))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(
+            try fastgetExecutable(), ["-n", "4", dead, standIn.url("/r.bin"), other.url("/r.bin")], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data), "named after the first URL")
+        let port = URL(string: dead)!.port!
+        #expect(
+            result.stderr.hasPrefix(
+                "fastget: connection refused by 127.0.0.1:\(port); downloading from the mirror \(standIn.url("/r.bin")) instead\n"),
+            "\(result.stderr)")
+        // The other mirror is a mirror as ever: both serve ranges.
+        for server in [standIn, other] {
+            #expect(server.requests.contains { $0.header("Range") != nil && $0.header("Range") != "bytes=0-" })
+        }
+    }
+
+    /// Killed while the stand-in serves it, the download resumes on the rerun: the journal is
+    /// the first URL's, and the rerun asks the mirror only for what is missing.
+    @Test func aRerunResumesWhatTheStandInServed() throws {
+        let dead = try deadURL()
+        let mirror = try MirrorResumeTests.Mirror(data, etag: "\"b\"")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let arguments = ["-q", "-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", dead, mirror.server.url()]
+        let journal = try MirrorResumeTests().runAndKill(arguments, in: directory, mirror)
+        #expect(journal.url == dead)
+        mirror.server.clearRecords()
+        let rerun = try runProcess(try fastgetExecutable(), arguments, in: directory.path, timeout: 60)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        let asked = mirror.rangeRequests.compactMap { $0.header("Range") }.map { value -> Int in
+            let ends = value.dropFirst("bytes=".count).split(separator: "-").compactMap { Int($0) }
+            return ends.count == 2 ? ends[1] - ends[0] + 1 : data.count
+        }
+        #expect(!asked.isEmpty && asked.reduce(0, +) <= data.count - Int(journal.bytesWritten), "\(asked)")
+        #expect(mirror.rangeRequests.allSatisfy { $0.header("If-Range") == "\"b\"" })
+    }
+
+    @Test func whenNoMirrorAnswersTheFirstURLsErrorStands() throws {
+        let (dead, deadMirror) = (try deadURL(), try deadURL())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), [dead, deadMirror], in: directory.path, timeout: 60)
+        let (port, mirrorPort) = (URL(string: dead)!.port!, URL(string: deadMirror)!.port!)
+        #expect(result.status == 69)
+        #expect(
+            result.stderr
+                == "fastget: mirror \(deadMirror) cannot stand in for \(dead): connection refused by 127.0.0.1:\(mirrorPort)\n"
+                + "fastget: error: connection refused by 127.0.0.1:\(port)\n")
+    }
+
+    /// A 404 is the first URL's answer about the file, not a server that is down.
+    @Test func aNotFoundFirstURLDoesNotFailOver() throws {
+        let primary = try TestServer { _ in .status(404) }
+        let mirror = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), [primary.url("/r.bin"), mirror.url("/r.bin")], in: directory.path, timeout: 60)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(mirror.requests.isEmpty)
+    }
+}
