@@ -110,7 +110,9 @@ struct CommandLineOption {
                 nil, "keep-session-cookies", .flag(\.acceptedHabit),
                 "session cookies are saved anyway (wget's habit)"),
             .init("e", "referer", "URL", .text(CookieOptions.referer), "send URL as Referer with every request"),
-            .init("u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic credentials", note: "sent only to the URL's own host"),
+            .init(
+                "u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic or Digest credentials",
+                note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),
             .init(nil, "netrc-file", "FILE", .text(OptionValue.netrcFile), "take credentials from FILE, as --netrc does"),
             .init(

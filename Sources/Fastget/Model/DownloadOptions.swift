@@ -60,8 +60,10 @@ public struct DownloadOptions: Sendable {
     public static let redirectRange = 0...1000
     /// Sent as `User-Agent` (empty: none is sent). A CR, LF or NUL in it is refused.
     public var userAgent: String = "fastget/\(Fastget.version)"
-    /// HTTP Basic credentials, used when the URL carries none; sent only to the URL's origin,
-    /// never after a redirect to another one.
+    /// Credentials, used when the URL carries none; sent only to the URL's origin, never after
+    /// a redirect to another one. HTTP Basic, sent with the first request; HTTP Digest
+    /// (RFC 7616: MD5, SHA-256, `qop=auth`) once a 401 offers Digest and not Basic. Not for a
+    /// proxy: its credentials go in `proxy`'s URL (Basic only).
     public var user: String?
     /// The password for `user`.
     public var password: String?
