@@ -108,4 +108,20 @@ import Testing
                 + "hint: the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc\n")
         #expect(server.requests.allSatisfy { $0.header("Authorization") == nil })
     }
+
+    /// Credentials stay with the URL's own origin: a 401 from where a redirect led says so.
+    @Test func aRedirectElsewhereIsToldWhyNoCredentialsWent() throws {
+        let elsewhere = try serve(DigestGuard())
+        let server = try TestServer { _ in .redirect(status: 302, location: elsewhere.url("/r.bin")) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-u", "Mufasa:Circle of Life", "-o", "r.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        let origin = server.url("")
+        #expect(
+            result.stderr
+                == "fastget: error: server answered 401 Status for \(elsewhere.url("/r.bin"))\n"
+                + "hint: credentials go only to \(origin), not to another host a redirect leads to; give that URL to send them there\n")
+        #expect(elsewhere.requests.allSatisfy { $0.header("Authorization") == nil })
+    }
 }

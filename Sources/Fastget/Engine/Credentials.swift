@@ -19,6 +19,13 @@ final class Credentials: Sendable {
         basic = basicAuthorization(user: user, password: password)
     }
 
+    private let refusal = Locked(false)
+
+    /// Whether a 401 answered a request that carried them (after any Digest answer).
+    var refused: Bool { refusal.withLock { $0 } }
+
+    func markRefused() { refusal.withLock { $0 = true } }
+
     /// Whether requests answer a Digest challenge (Basic until a 401 asks for Digest).
     var usesDigest: Bool { digest.withLock { $0 != nil } }
 

@@ -113,6 +113,7 @@ final class Requester: Sendable {
             }
             (connection, head) = try exchange(request, reusing: connection, onConnection: onConnection)
         }
+        if head.status == 401, ownAuthorization(in: request) != nil { credentials?.markRefused() }
         return (connection, head)
     }
 
@@ -162,12 +163,16 @@ final class Requester: Sendable {
         return (connection, answered(try connection.readHead(method: request.method, deadline: ioDeadline), to: request))
     }
 
-    /// What to give after a 401 for the download's own origin: credentials when none were
-    /// sent, other ones when these were refused. Nil for anything else (a 407 has its own).
+    /// What to give after a 401: credentials when there are none, other ones when these were
+    /// refused, the URL a redirect led to when they were not sent there. Nil for anything else
+    /// (a 407 has its own).
     func credentialsHint(for error: any Error) -> String? {
         guard let error = error as? FastgetError, error.httpStatus == 401 else { return nil }
         guard let credentials else {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
+        }
+        guard credentials.refused else {
+            return "credentials go only to \(credentials.origin), not to another host a redirect leads to; give that URL to send them there"
         }
         let scheme = credentials.usesDigest ? "HTTP Digest" : "HTTP Basic"
         return "the server refused user '\(credentials.user)' (\(scheme)); check the user and password given (-u USER[:PASS], the URL or netrc)"
