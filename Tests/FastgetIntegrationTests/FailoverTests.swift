@@ -66,6 +66,23 @@ import Testing
                 + "fastget: error: connection refused by 127.0.0.1:\(port)\n")
     }
 
+    /// A server that keeps failing (503 after the retries, none here) is failed over too.
+    @Test func aFirstURLStillFailingAfterItsRetriesFailsOver() throws {
+        let primary = try TestServer { _ in .status(503, body: "busy") }
+        let mirror = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(
+            try fastgetExecutable(), ["--retries", "0", primary.url("/r.bin"), mirror.url("/r.bin")], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        #expect(
+            result.stderr.hasPrefix(
+                "fastget: server answered 503 Status for \(primary.url("/r.bin")); downloading from the mirror \(mirror.url("/r.bin")) instead\n"),
+            "\(result.stderr)")
+        #expect(primary.requests.count == 1, "asked once, as --retries 0 says")
+    }
+
     /// A 404 is the first URL's answer about the file, not a server that is down.
     @Test func aNotFoundFirstURLDoesNotFailOver() throws {
         let primary = try TestServer { _ in .status(404) }
