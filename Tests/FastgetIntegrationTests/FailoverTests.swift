@@ -66,6 +66,21 @@ import Testing
                 + "fastget: error: connection refused by 127.0.0.1:\(port)\n")
     }
 
+    /// `-o -` fails over the same way: the stand-in's bytes go out in order.
+    @Test func standardOutputFailsOverToo() throws {
+        let dead = try deadURL()
+        let mirror = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shell = try #require(findExecutable("sh"))
+        let result = try runProcess(
+            shell, ["-c", "'\(try fastgetExecutable())' -n 4 -o - '\(dead)' '\(mirror.url("/r.bin"))' | sha256sum"], in: directory.path,
+            timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(SHA256.hex(data) + " "), "\(result.stdout)")
+        #expect(result.stderr.contains("; downloading from the mirror \(mirror.url("/r.bin")) instead\n"), "\(result.stderr)")
+    }
+
     /// A server that keeps failing (503 after the retries, none here) is failed over too.
     @Test func aFirstURLStillFailingAfterItsRetriesFailsOver() throws {
         let primary = try TestServer { _ in .status(503, body: "busy") }

@@ -26,7 +26,11 @@ extension Download {
         to descriptor: Int32, path: String = "-", requester: Requester, cap: Int, started: Double,
         progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport {
-        let resource = try probe(requester)
+        let tell: (String) -> Void = { [hub] in
+            notice($0)
+            hub.publish(.notice($0))
+        }
+        let (resource, _, via) = try probeOrFailOver(requester, opening: false, tell: tell)
         var options = self.options
         options.stealing = false
         options.hedging = false
@@ -46,14 +50,10 @@ extension Download {
             checksum: expectedChecksum(resource)?.algorithm)
         let mirrors =
             segmented
-            ? usableMirrors(
-                of: resource, requester, expected: expectedChecksum(resource), recorded: [],
-                tell: { [hub] in
-                    notice($0); hub.publish(.notice($0))
-                }
-            ).usable : []
+            ? usableMirrors(of: resource, requester, expected: expectedChecksum(resource), recorded: [], standingIn: via, tell: tell).usable
+            : []
         let transfer = Transfer(
-            requester: requester, originalURL: url, resource: resource, output: window, options: options,
+            requester: requester, originalURL: via?.given ?? url, resource: resource, output: window, options: options,
             validator: segmented ? Validator(resource) : nil, mirrors: mirrors)
         begin(transfer, segments: segmented ? [ByteRange(start: 0, end: length)] : ranges, resumedBytes: 0)
         defer { control.withLock { $0.transfer = nil } }
