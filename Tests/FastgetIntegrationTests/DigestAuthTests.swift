@@ -124,4 +124,22 @@ import Testing
                 + "hint: credentials go only to \(origin), not to another host a redirect leads to; give that URL to send them there\n")
         #expect(elsewhere.requests.allSatisfy { $0.header("Authorization") == nil })
     }
+
+    /// A scheme fastget does not speak is named, with or without credentials: -u would not help.
+    @Test(arguments: [[], ["-u", "Mufasa:Circle of Life"]])
+    func anAuthenticationSchemeItCannotAnswerIsNamed(credentials: [String]) throws {
+        let server = try TestServer { _ in
+            .status(401, fields: [("WWW-Authenticate", "Negotiate"), ("WWW-Authenticate", "Digest nonce=n, algorithm=SHA-512-256")])
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(credentials + ["-o", "x.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        #expect(
+            result.stderr.hasSuffix(
+                "hint: the server asks for negotiate or digest SHA-512-256, which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)\n"
+            ),
+            "\(result.stderr)")
+        #expect(server.requests.count == 1, "no Digest answer to an algorithm it does not know")
+    }
 }

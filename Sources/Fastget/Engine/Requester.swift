@@ -10,6 +10,8 @@ final class Requester: Sendable {
     var statistics: Connector.Statistics { counts.withLock { $0 } }
     /// Credentials from the URL, `-u` or netrc, sent only to the origin they were given for.
     let credentials: Credentials?
+    /// The challenges of the last 401, whichever origin sent it: what the hint can name.
+    private let challenged = Locked<[AuthChallenge]>([])
     /// The origin of the URL the user gave: the only one that gets the user's own
     /// `Authorization` and `Cookie` fields. They are credentials for that site, and a redirect
     /// elsewhere (a CDN, another host entirely) must not receive them; curl drops them too.
@@ -113,7 +115,10 @@ final class Requester: Sendable {
             }
             (connection, head) = try exchange(request, reusing: connection, onConnection: onConnection)
         }
-        if head.status == 401, ownAuthorization(in: request) != nil { credentials?.markRefused() }
+        if head.status == 401 {
+            if ownAuthorization(in: request) != nil { credentials?.markRefused() }
+            challenged.withLock { $0 = AuthChallenge.parse(head.values("www-authenticate")) }
+        }
         return (connection, head)
     }
 
@@ -168,6 +173,17 @@ final class Requester: Sendable {
     /// (a 407 has its own).
     func credentialsHint(for error: any Error) -> String? {
         guard let error = error as? FastgetError, error.httpStatus == 401 else { return nil }
+        let offered = challenged.withLock { $0 }
+        if !offered.isEmpty, !offered.contains(where: { $0.scheme == "basic" }), DigestChallenge.best(in: offered) == nil {
+            var schemes: [String] = []
+            for challenge in offered {
+                let name = [challenge.scheme, challenge.scheme == "digest" ? challenge.parameter("algorithm") : nil].compactMap { $0 }
+                    .joined(separator: " ")
+                if !schemes.contains(name) { schemes.append(name) }
+            }
+            return
+                "the server asks for \(schemes.joined(separator: " or ")), which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)"
+        }
         guard let credentials else {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
         }
