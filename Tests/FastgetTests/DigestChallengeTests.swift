@@ -87,6 +87,23 @@ import Testing
         #expect(value.hasPrefix("Digest username=\"a\\\"b\\\\c\", realm=\"\", uri=\"/\", nonce=\"n\", response=\""))
     }
 
+    /// A quote followed by a combining mark is one Character but still a quote byte: escaped.
+    @Test func quotesAQuoteBeforeACombiningMark() throws {
+        // Built from scalars: a quote and a combining mark side by side in a literal would be
+        // one Character to the test's own macros too.
+        let mark = String(Character(Unicode.Scalar(0x8E3)!))
+        let realm = "a\"" + mark + "b"
+        let field = "Digest nonce=n, realm=\"a\\\"" + mark + "b\""
+        let challenge = try #require(DigestChallenge.best(in: AuthChallenge.parse([field])))
+        let parsed = challenge.realm
+        #expect(Array(parsed.utf8) == Array(realm.utf8))
+        let value = try #require(challenge.authorization(user: "u", password: "p", method: "GET", uri: "/", count: 1, cnonce: "c"))
+        let expected = Array(("realm=\"a\\\"" + mark + "b\"").utf8)
+        #expect(value.utf8.firstRange(of: expected) != nil, "the quote is escaped")
+        let readBack = AuthChallenge.parse([value]).first?.parameter("realm") ?? ""
+        #expect(Array(readBack.utf8) == Array(realm.utf8))
+    }
+
     /// Basic until a 401 offers Digest alone; then every request, from any thread, spends its
     /// own nonce count; a refused Digest answer is final, a stale one renews the nonce.
     @Test func credentialsCountEachUseOnceAcrossThreads() throws {

@@ -96,14 +96,17 @@ package struct DigestChallenge: Sendable, Equatable {
         return digest.finish()
     }
 
-    /// A quoted string (RFC 9110 §5.6.4): `"` and `\` escaped.
+    /// A quoted string (RFC 9110 §5.6.4): `"` and `\` escaped. By bytes, not characters: a
+    /// quote followed by a combining mark is one `Character`, yet its quote byte still ends
+    /// the string on the wire.
     private func quoted(_ text: String) -> String {
-        var result = "\""
-        for character in text {
-            if character == "\"" || character == "\\" { result.append("\\") }
-            result.append(character)
+        var result: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { result.append(UInt8(ascii: "\\")) }
+            result.append(byte)
         }
-        return result + "\""
+        result.append(UInt8(ascii: "\""))
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// `nc`: eight lower-case hex digits.
