@@ -131,4 +131,22 @@ import Testing
         #expect(credentials.learn(from: try unauthorized("Digest nonce=n2, qop=auth, stale=true"), sent: digest))
         #expect(credentials.authorization("GET", url).contains("nonce=\"n2\", nc=00000001"))
     }
+
+    /// With `-sess`, the session key hashes the client nonce: every request under one
+    /// challenge sends the same one (the count tells them apart); a new nonce gets a new one.
+    @Test func oneClientNoncePerChallenge() throws {
+        let credentials = Credentials(origin: "http://h", user: "u", password: "p")
+        let url = try HTTPURL("http://h/f")
+        func cnonce(_ value: String) -> Substring? { value.components(separatedBy: "cnonce=\"").dropFirst().first?.prefix { $0 != "\"" } }
+        func unauthorized(_ challenge: String) throws -> ResponseHead {
+            try ResponseHead(status: 401, reason: "", minorVersion: 1, fields: [.init(name: "www-authenticate", value: challenge)])
+        }
+        let basic = credentials.authorization("GET", url)
+        #expect(credentials.learn(from: try unauthorized("Digest nonce=n1, qop=auth, algorithm=MD5-sess"), sent: basic))
+        let (first, second) = (credentials.authorization("GET", url), credentials.authorization("GET", url))
+        #expect(cnonce(first) != nil && cnonce(first) == cnonce(second))
+        #expect(first.contains("nc=00000001") && second.contains("nc=00000002"))
+        #expect(credentials.learn(from: try unauthorized("Digest nonce=n2, qop=auth, algorithm=MD5-sess, stale=true"), sent: second))
+        #expect(cnonce(credentials.authorization("GET", url)) != cnonce(first))
+    }
 }

@@ -9,8 +9,11 @@ final class Credentials: Sendable {
     let user: String
     let password: String
     private let basic: String
-    /// The challenge being answered and how many requests have used its nonce so far.
-    private let digest = Locked<(challenge: DigestChallenge, count: Int)?>(nil)
+    /// The challenge being answered, how many requests have used its nonce so far, and the
+    /// client nonce chosen for it. One client nonce per challenge: with a `-sess` algorithm
+    /// the session key hashes the first one (RFC 7616 §3.4.2), and a server that keeps the
+    /// key refuses later requests that hash another; the count tells the requests apart.
+    private let digest = Locked<(challenge: DigestChallenge, count: Int, cnonce: String)?>(nil)
 
     init(origin: String, user: String, password: String?) {
         self.origin = origin
@@ -31,13 +34,12 @@ final class Credentials: Sendable {
 
     /// The `Authorization` value for `method` on `url`; each call spends one nonce count.
     func authorization(_ method: String, _ url: HTTPURL) -> String {
-        let next = digest.withLock { state -> (DigestChallenge, Int)? in
+        let next = digest.withLock { state -> (DigestChallenge, Int, String)? in
             guard state != nil else { return nil }
             state!.count += 1
-            return (state!.challenge, state!.count)
+            return (state!.challenge, state!.count, state!.cnonce)
         }
-        guard let (challenge, count) = next else { return basic }
-        let cnonce = String(UInt64.random(in: .min ... .max), radix: 16)
+        guard let (challenge, count, cnonce) = next else { return basic }
         return challenge.authorization(user: user, password: password, method: method, uri: url.target, count: count, cnonce: cnonce)
             ?? basic
     }
@@ -57,7 +59,9 @@ final class Credentials: Sendable {
                 return false
             }
             // Another request may have renewed the nonce meanwhile: its count goes on.
-            if state?.challenge.nonce != offered.nonce { state = (offered, 0) }
+            if state?.challenge.nonce != offered.nonce {
+                state = (offered, 0, String(UInt64.random(in: .min ... .max), radix: 16))
+            }
             return true
         }
     }
