@@ -111,6 +111,8 @@ struct CommandLineOption {
                 "session cookies are saved anyway (wget's habit)"),
             .init("e", "referer", "URL", .text(CookieOptions.referer), "send URL as Referer with every request"),
             .init(
+                nil, "digest", .flag(\.acceptedHabit), "-u answers Digest by itself (curl's habit)", aliases: ["--anyauth", "--basic"]),
+            .init(
                 "u", "user", "USER:PASS", .text(OptionValue.user), "HTTP Basic or Digest credentials",
                 note: "sent only to the URL's own host"),
             .init(nil, "netrc", .flag(\.usesNetrc), "take credentials for the URL's host from ~/.netrc"),

@@ -18,7 +18,7 @@ import Testing
         "help", "version", // everyone tries them
         "location", "remote-name", // curl's habits, in the "coming from" table instead
         "continue-at", // curl's -C -, in the "coming from" table instead
-        "fail", "show-error", "remote-header-name", // curl's, accepted; in the "coming from" table
+        "fail", "show-error", "remote-header-name", "digest", // curl's, accepted; in the "coming from" table
     ]
 
     /// Aliases the "coming from" table leaves out: fastget's own earlier names, not other tools'.
