@@ -26,13 +26,15 @@ enum ArgumentParser {
                 positional.append(argument)
                 continue
             }
+            if ForeignOption.asksForDefault(argument) { continue }
             // Short flags may be combined (`-qk`, `-qn8`): each takes its turn, and the first
             // that takes a value takes the rest (or the next argument).
             var pending = [argument]
             while let current = pending.popLast() {
                 let (name, attached) = split(current, options)
                 let next = index < arguments.count ? arguments[index] : nil
-                if let shared = SharedLetter.decide(name, attached: attached, next: next, later: arguments.dropFirst(index + 1)),
+                let later = arguments.dropFirst(index + 1)
+                if let shared = try SharedLetter.decide(name, attached: attached, next: next, later: later, afterURL: !positional.isEmpty),
                     let option = options.first(where: { $0.long == shared.long })
                 {
                     if shared.takesNext { index += 1 }
@@ -40,7 +42,9 @@ enum ArgumentParser {
                     continue
                 }
                 guard let option = options.first(where: { $0.matches(name) }) else {
-                    throw UsageError(message: unknown(name, in: argument, options))
+                    // The argument up to the unknown letter (`-qz`): what follows may be a value.
+                    let shown = current.hasPrefix("--") ? name : String(argument.dropLast(current.count - name.count))
+                    throw UsageError(message: unknown(name, in: shown, options))
                 }
                 var value = attached
                 if !option.takesValue, let rest = attached, !current.hasPrefix("--") {
@@ -57,6 +61,7 @@ enum ArgumentParser {
     }
 
     /// "unknown option '--retyr'; did you mean --retry?": the nearest name within two edits.
+    /// `argument` is the option as typed without its value, which may be a password.
     private static func unknown(_ name: String, in argument: String, _ options: [CommandLineOption]) -> String {
         var text = "unknown option '\(name)'" + (name == argument ? "" : " (in '\(argument)')")
         if let answer = ForeignOption.answer(name) { return text + "; " + answer }
@@ -104,19 +109,29 @@ enum ArgumentParser {
         if invocation.json && invocation.options.outputDescriptor != nil {
             throw UsageError(message: "--json and -o - both want standard output")
         }
-        if invocation.json, let output = invocation.options.output, ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(output) {
+        let standardOutput = invocation.options.output.map { ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains($0) } ?? false
+        if invocation.json, standardOutput, let output = invocation.options.output {
             throw UsageError(message: "--json and -o \(output) both want standard output")
+        }
+        if invocation.writeOut != nil {
+            // -w's text would land inside the file, or among --json's lines.
+            if invocation.options.outputDescriptor != nil || standardOutput {
+                throw UsageError(message: "-w and -o \(invocation.options.output ?? "-") both want standard output")
+            }
+            if invocation.json { throw UsageError(message: "-w and --json both want standard output; --json has every figure") }
+            if invocation.dryRun { throw UsageError(message: "-w reports a download; --dry-run (-I) fetches nothing") }
         }
         if let floor = invocation.options.speedLimit, let cap = invocation.options.rateLimit, floor >= cap {
             // Our own cap holds the download at or below the floor: every run would fail.
             throw UsageError(message: "--speed-limit (\(floor) bytes/s) must be below --limit-rate (\(cap) bytes/s), or the download can only fail")
         }
-        if let output = invocation.options.output, invocation.options.directory != "." {
+        if let output = invocation.options.output, invocation.directoryGiven {
             // curl's --output-dir with -o: the name goes in the directory. An absolute name
-            // cannot; from the configuration file, the directory yields to it.
+            // cannot (a device such as /dev/null is no file to place); the configuration
+            // file's directory yields to any -o.
             if !output.hasPrefix("/") {
                 invocation.options.output = invocation.options.directory + "/" + output
-            } else if invocation.directoryGiven {
+            } else if !output.hasPrefix("/dev/") && !output.hasPrefix("/proc/self/fd/") {
                 throw UsageError(message: "-o \(output) is an absolute path: give it without -d, or a name inside -d \(invocation.options.directory)")
             }
         }

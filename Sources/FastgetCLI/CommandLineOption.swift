@@ -174,7 +174,7 @@ struct CommandLineOption {
                 note: "default \(defaults.maximumRedirects)", aliases: ["--max-redirect"]),
             .init(
                 "m", "max-time", "S", .seconds(\.maximumTime), "stop after S seconds in all, keeping what is in",
-                note: "exit 75; rerun to resume"),
+                note: "exit 75; rerun to resume; aria2's -m N is --retries N"),
             .init(
                 nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
                 note: "default \(whole(defaults.checkpointInterval))"),

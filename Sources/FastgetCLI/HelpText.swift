@@ -61,7 +61,7 @@ enum HelpText {
         (FastgetError.Code.hostNotFound.exitCode, "the host name does not resolve"),
         (
             FastgetError.Code.unavailable.exitCode,
-            "unavailable: connection refused or unreachable, HTTP 500 after retries, 501, 505..."
+            "unavailable: connection refused or unreachable, HTTP 500 after retries, any other 5xx (501, 505, 520-524...): not retried"
         ),
         (FastgetError.Code.cannotCreateOutput.exitCode, "the output exists (use --overwrite) or cannot be created"),
         (FastgetError.Code.localIO.exitCode, "local I/O error, e.g. disk full or a file larger than the free space"),

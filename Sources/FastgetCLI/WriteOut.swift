@@ -37,13 +37,22 @@ enum WriteOut {
     }
 
     /// The values after a failure: the status that caused it, or 000 as curl prints when no
-    /// answer came; nothing saved.
+    /// answer came; nothing saved; the URL as given, without its USER:PASS.
     static func values(_ error: FastgetError, url: String, seconds elapsed: Double) -> [String: String] {
         let status = error.httpStatus.map(String.init) ?? "000"
         return [
-            "http_code": status, "size_download": "0", "time_total": seconds(elapsed), "url_effective": url,
+            "http_code": status, "size_download": "0", "time_total": seconds(elapsed), "url_effective": withoutCredentials(url),
             "filename_effective": "", "speed_download": "0",
         ]
+    }
+
+    /// `url` without the USER:PASS@ of its authority, parsed or not.
+    static func withoutCredentials(_ url: String) -> String {
+        if let parsed = try? HTTPURL(url) { return parsed.withoutCredentials.description }
+        guard let scheme = url.firstRange(of: "://") else { return url }
+        let authority = url[scheme.upperBound...].prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        return String(url[..<scheme.upperBound] + url[url.index(after: at)...])
     }
 
     /// `format` with its variables replaced, `%%` as `%`, and curl's `\n`, `\r`, `\t`, `\\`.

@@ -5,7 +5,7 @@ import Testing
 
 /// One habit of curl, wget or aria2, as typed, and what the built binary must do with it.
 /// In `typed`, `URL` is the test file, `URL:/path` another path of the same server, `PROXY`
-/// the server as a proxy and `CA` its certificate.
+/// the server as a proxy, `CA` its certificate and `USERURL:/path` a path with `alice:s3cret@`.
 struct HabitRow: Sendable, CustomTestStringConvertible {
     var typed: [String]
     var status: Int32 = 0
@@ -16,6 +16,8 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
     var stdoutHolds: String?
     /// Standard error holds this, or is exactly empty for "".
     var stderr: String?
+    /// Neither standard output nor standard error holds this (a password).
+    var lacks: String?
     /// Some request head the server saw holds this.
     var seen: String?
     /// The server saw exactly this many requests.
@@ -37,18 +39,35 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         HabitRow(typed: ["-O", "-", "URL"], stdout: HabitRow.data),
         HabitRow(typed: ["-qO-", "URL"], stdout: HabitRow.data, stderr: ""),
         HabitRow(typed: ["-O", "URL"], file: "file.bin"),
+        // wget's order, URL first: the name is no mirror (that would get the -H field too).
+        HabitRow(typed: ["-H", "X-Token: abc", "URL", "-O", "out.bin"], file: "out.bin", seen: "X-Token: abc\r\n"),
+        HabitRow(typed: ["--create-dirs", "URL", "-O", "downloads.zip/f"], file: "downloads.zip/f"),
+        HabitRow(typed: ["-O", "name.bin"], status: 64, stderr: "-O name.bin: a file name (wget) or a URL (curl)? write -o NAME"),
+        // curl's flags after -O are flags, not a file name (-OL would have saved ./L).
+        HabitRow(typed: ["-OL", "URL"], file: "file.bin"),
+        HabitRow(typed: ["-LOJ", "URL"], file: "file.bin"),
+        HabitRow(typed: ["-Ok", "URL"], file: "file.bin", tls: true),
+        HabitRow(typed: ["-Oname", "URL"], status: 64, stderr: "-Oname: a file name (wget) or flags (curl)? write -o NAME"),
         // aria2's -x N -s N -k SIZE; curl's -x PROXY and -s, -sS.
         HabitRow(typed: ["-x", "16", "-s", "16", "URL"], file: "file.bin"),
         HabitRow(typed: ["-x16", "-s16", "-k1M", "-I", "URL"], stdoutHolds: "16 ranges: 0-1048575, "),
         HabitRow(typed: ["-s", "16", "-k", "4M", "--dry-run", "URL"], stdoutHolds: "4 ranges: 0-4194303, "),
         HabitRow(typed: ["-x", "PROXY", "http://files.invalid/file.bin"], file: "file.bin", seen: "GET http://files.invalid/file.bin "),
         HabitRow(typed: ["-sS", "URL"], file: "file.bin", stderr: ""),
+        // curl's -s and -k with -4: flags, not 4 segments or a 4-byte split.
+        HabitRow(typed: ["-s4", "URL"], file: "file.bin", stderr: ""),
+        HabitRow(typed: ["-k4", "URL"], file: "file.bin", tls: true),
         // curl's flags that ask for what fastget does anyway.
         HabitRow(typed: ["-f", "-J", "--fail", "--content-disposition", "URL"], file: "file.bin"),
         HabitRow(typed: ["-m", "30", "-T", "5", "URL"], file: "file.bin"),
         HabitRow(typed: ["-m", "soon", "URL"], status: 64, stderr: "option -m needs a number of seconds"),
         HabitRow(typed: ["--head", "URL"], stdoutHolds: "file.bin", requests: 1),
-        HabitRow(typed: ["-U", "habit/1", "URL"], file: "file.bin", seen: "User-Agent: habit/1\r\n"),
+        // curl's -U is proxy credentials: refused, and never sent or echoed.
+        HabitRow(
+            typed: ["-x", "PROXY", "-U", "alice:s3cret", "http://files.invalid/file.bin"], status: 64,
+            stderr: "unknown option '-U'; did you mean -A TEXT (User-Agent), or --proxy http://USER:PASS@HOST:PORT?", lacks: "s3cret",
+            requests: 0),
+        HabitRow(typed: ["-qUalice:s3cret", "URL"], status: 64, stderr: "unknown option '-U' (in '-qU'); did you mean -A", lacks: "s3cret"),
         HabitRow(typed: ["-nv", "URL"], file: "file.bin", stderr: "fastget: saved file.bin ("),
         // curl's -w with its common variables, after a success and after a failure.
         HabitRow(
@@ -57,23 +76,39 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         HabitRow(typed: ["-w", "%{http_code}\\n", "URL:/gone"], status: 66, stdout: "404\n"),
         HabitRow(typed: ["-w", "%{num_redirects}", "URL"], status: 64, stderr: "not %{num_redirects}; --json has every figure"),
         HabitRow(typed: ["-w", "%{http_code}", "-i", "list.txt"], status: 64, stderr: "-w reports one download; with -i, --json reports each"),
+        HabitRow(typed: ["-w", "%{url_effective}\\n", "USERURL:/gone"], status: 66, stdoutHolds: "http://127.0.0.1:", lacks: "s3cret"),
+        HabitRow(typed: ["-w", "%{url_effective}\\n", "USERURL:/file.bin"], file: "file.bin", stdoutHolds: "http://127.0.0.1:", lacks: "s3cret"),
+        // -w's text would end up inside the file, or among --json's lines; -I fetches nothing to report.
+        HabitRow(typed: ["-q", "-o", "-", "-w", "%{http_code}\\n", "URL"], status: 64, stderr: "-w and -o - both want standard output"),
+        HabitRow(typed: ["-w", "%{http_code}", "-o", "/dev/stdout", "URL"], status: 64, stderr: "-w and -o /dev/stdout both want standard output"),
+        HabitRow(typed: ["--json", "-w", "%{http_code}", "URL"], status: 64, stderr: "-w and --json both want standard output"),
+        HabitRow(typed: ["-I", "-w", "%{http_code}", "URL"], status: 64, stderr: "-w reports a download; --dry-run (-I) fetches nothing"),
         // Redirects: curl's --max-redirs, wget's --max-redirect.
         HabitRow(typed: ["--max-redirs", "1", "URL:/r2"], status: 76, stderr: "more than 1 redirect, last to "),
         HabitRow(typed: ["--max-redirect=2", "URL:/r2"], file: "r2"),
         // -d DIR -o NAME, as curl's --output-dir.
         HabitRow(typed: ["-d", "sub", "-o", "n.bin", "URL"], file: "sub/n.bin"),
         HabitRow(typed: ["--output-dir", "sub", "-o", "/abs.bin", "URL"], status: 64, stderr: "-o /abs.bin is an absolute path"),
+        HabitRow(typed: ["-d", "sub", "-o", "/dev/null", "URL"]),
         // Status classes: a client error has its own code and is not retried; nor is a 501.
         HabitRow(typed: ["URL:/bad"], status: 65, stderr: "server answered 400 ", requests: 1),
         HabitRow(typed: ["URL:/teapot"], status: 65, requests: 1),
         // 501 to the ranged GET: the probe's HEAD and bytes=0-0 ask again, once each.
         HabitRow(typed: ["URL:/unimplemented"], status: 69, requests: 3),
+        // Cloudflare's 522 too, asked once: only 408, 425, 429, 500, 502, 503 and 504 are retried.
+        HabitRow(typed: ["URL:/cloudflare"], status: 69, requests: 1),
         // Other tools' names: what to type instead.
         HabitRow(typed: ["--http-user", "me", "URL"], status: 64, stderr: "unknown option '--http-user'; did you mean -u USER:PASS?"),
+        HabitRow(
+            typed: ["--http-password=hunter2", "URL"], status: 64, stderr: "unknown option '--http-password'; did you mean -u USER:PASS?",
+            lacks: "hunter2"),
+        HabitRow(typed: ["-r", "0-99", "URL"], status: 64, stderr: "curl's -r (a range): fastget fetches whole files"),
         HabitRow(typed: ["--no-check-certificat", "URL"], status: 64, stderr: "did you mean --no-check-certificate?"),
         HabitRow(
-            typed: ["--check-certificate=true", "URL"], status: 64,
-            stderr: "(in '--check-certificate=true'); certificates are checked unless -k (--check-certificate=false) is given"),
+            typed: ["--check-certificate=maybe", "URL"], status: 64,
+            stderr: "unknown option '--check-certificate'; certificates are checked unless -k (--check-certificate=false) is given"),
+        // aria2's booleans asking for the default.
+        HabitRow(typed: ["--check-certificate=true", "--allow-overwrite=false", "URL"], file: "file.bin"),
         // Certificates: wget's and aria2's names for -k and --cacert.
         HabitRow(typed: ["URL"], status: 76, tls: true),
         HabitRow(typed: ["--no-check-certificate", "URL"], file: "file.bin", tls: true),
@@ -92,6 +127,7 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
             case "/bad": .status(400)
             case "/teapot": .status(418)
             case "/unimplemented": .status(501)
+            case "/cloudflare": .status(522)
             case "/r2": .redirect(status: 302, location: "/r1")
             case "/r1": .redirect(status: 302, location: "/file.bin")
             default: .file(file)
@@ -104,14 +140,20 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
             case "URL": server.url()
             case "PROXY": server.url("")
             default:
-                word.hasPrefix("URL:")
-                    ? server.url(String(word.dropFirst(4)))
-                    : word.hasPrefix("--ca-certificate=CA") ? "--ca-certificate=" + (identity?.certificatePath ?? "") : word
+                word.hasPrefix("USERURL:")
+                    ? server.url(String(word.dropFirst(8))).replacingOccurrences(of: "://", with: "://alice:s3cret@")
+                    : word.hasPrefix("URL:")
+                        ? server.url(String(word.dropFirst(4)))
+                        : word.hasPrefix("--ca-certificate=CA") ? "--ca-certificate=" + (identity?.certificatePath ?? "") : word
             }
         }
         let result = try runProcess(try fastgetExecutable(), ["--no-config"] + arguments, in: directory.path, timeout: 60)
         #expect(result.status == row.status, "\(result.stderr)")
-        if let name = row.file { #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(Self.data), "\(result.stderr)") }
+        if let name = row.file {
+            #expect(SHA256.hex(ofFile: directory.file(name)) == SHA256.hex(Self.data), "\(result.stderr)")
+            let saved = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(saved == [String(name.prefix { $0 != "/" })], "nothing else saved")
+        }
         if row.file == nil {
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing saved")
         }
@@ -121,6 +163,7 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         }
         if let part = row.stdoutHolds { #expect(result.stdout.contains(part), "\(result.stdout)") }
         if let stderr = row.stderr { #expect(stderr.isEmpty ? result.stderr.isEmpty : result.stderr.contains(stderr), "\(result.stderr)") }
+        if let secret = row.lacks { #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(result.stderr)") }
         if let seen = row.seen { #expect(server.requests.contains { $0.raw.contains(seen) }, "\(server.requests.map(\.raw))") }
         if let count = row.requests { #expect(server.requests.count == count, "\(server.requests.map(\.raw))") }
     }

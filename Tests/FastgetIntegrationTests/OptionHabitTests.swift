@@ -33,6 +33,21 @@ import Testing
         #expect(throws: UsageError.self) { try parse(["--resolve", "example.com:443"]) }
     }
 
+    /// curl's --output-dir applies to -o on the same command line; a configuration file's
+    /// directory is where files named by their URL go, and yields to any -o.
+    @Test func theConfigurationsDirectoryLeavesOAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = directory.file("config")
+        try "directory = downloads\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let named = try ArgumentParser.parse(["-o", "n.bin", "http://h/f"], configuration: configuration)
+        #expect(named.options.output == "n.bin")
+        let given = try ArgumentParser.parse(["-d", "sub", "-o", "n.bin", "http://h/f"], configuration: configuration)
+        #expect(given.options.output == "sub/n.bin")
+        let derived = try ArgumentParser.parse(["http://h/f"], configuration: configuration)
+        #expect(derived.options.directory == "downloads" && derived.options.output == nil)
+    }
+
     @Test func aNearMissSuggestsTheOption() throws {
         let result = try runProcess(try fastgetExecutable(), ["--segmnts", "4", "http://127.0.0.1:9/f"])
         #expect(result.status == 64)
