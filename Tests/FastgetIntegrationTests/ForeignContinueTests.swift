@@ -219,6 +219,21 @@ import Testing
             result.stderr
                 == "fastget: f.bin has the server's length (\(data.count) bytes); kept by its length alone, with no digest to check it\n")
     }
+
+    /// Another program's `.part` replaced by `--overwrite` was never to be resumed: no "cannot
+    /// be resumed" notice for it, even from a server without ranges.
+    @Test func anotherProgramsPartReplacedByOverwriteIsNotSaidToBeUnresumable() throws {
+        var file = TestFile(data)
+        (file.honorsRange, file.advertisesRanges) = (false, false)
+        let server = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data(data.prefix(1000)).write(to: URL(fileURLWithPath: directory.file("f.bin.part")))
+        let result = try run(["--no-config", "-nv", "--overwrite", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(!result.stderr.contains("cannot be resumed"), "\(result.stderr)")
+    }
 }
 
 /// A switch a server's handler reads.

@@ -75,7 +75,8 @@ struct StartPoint {
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
-        let foreignPart = files.partIsForeign(url: header.url) && !options.overwrite
+        let partIsForeign = files.partIsForeign(url: header.url)
+        let foreignPart = partIsForeign && !options.overwrite
         if foreignPart && (!options.continuePartial || finalExists) {
             throw files.foreignPartRefusal(destinationExists: finalExists)
         }
@@ -85,9 +86,10 @@ struct StartPoint {
                 options: options, notice: notice, stop: stop)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
-        if !segmented && !singleStream, (FileSystem.size(partPath) ?? 0) > 0 {
+        if !segmented && !singleStream && !partIsForeign, (FileSystem.size(partPath) ?? 0) > 0 {
             // A stream from a server without ranges (or of unknown length) cannot skip what a
-            // stopped run left; say so rather than start over silently.
+            // stopped run left; say so rather than start over silently. Another program's part
+            // replaced by --overwrite was never to be resumed.
             let why = resource.acceptsRanges ? "the server gives no length" : "the server does not accept ranges"
             notice("\(partPath) cannot be resumed (\(why)); starting from 0")
         }
