@@ -22,8 +22,8 @@ enum ForeignOption {
         (["--recursive", "--mirror"], "fastget fetches the URLs given; list them in a file for -i FILE"),
         (["-r"], "wget's -r (recursive): list the URLs in a file for -i FILE; curl's -r (a range): fastget fetches whole files"),
         (["--range"], "fastget fetches whole files"),
-        // curl's -U is --proxy-user, wget's the user agent: either way its value is not echoed.
-        (["-U", "--proxy-user"], "did you mean -A TEXT (User-Agent), or --proxy http://USER:PASS@HOST:PORT?"),
+        // curl's --proxy-user: its value is not echoed. (-U is -A unless its value is USER:PASS.)
+        (["--proxy-user"], "did you mean --proxy http://USER:PASS@HOST:PORT?"),
         (["-X", "--request", "--method"], "fastget only downloads (GET)"),
         // aria2's booleans with another value than the aliases take (`--check-certificate=false`).
         (["--check-certificate"], "certificates are checked unless -k (--check-certificate=false) is given"),

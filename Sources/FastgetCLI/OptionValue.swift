@@ -162,6 +162,12 @@ enum OptionValue {
 
     /// `-A TEXT`: sent as the User-Agent; empty sends none.
     static func userAgent(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
+        // wget's -U is the User-Agent, curl's the proxy's USER:PASS: the value decides. One with
+        // a colon and neither a space nor a slash (no product/version) is credentials, which
+        // would go to every server as a User-Agent: refused, and not echoed.
+        if name.hasPrefix("-U"), text.contains(":"), !text.contains(" "), !text.contains("/") {
+            throw UsageError(message: "-U USER:PASS is curl's proxy user: write --proxy http://USER:PASS@HOST:PORT (-A TEXT sets a User-Agent)")
+        }
         try refuseLineBreaks(text, name)
         invocation.options.userAgent = text
         // From the command line, it wins over a User-Agent field the configuration file gave.

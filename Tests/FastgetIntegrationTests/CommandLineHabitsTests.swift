@@ -62,12 +62,14 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         HabitRow(typed: ["-m", "30", "-T", "5", "URL"], file: "file.bin"),
         HabitRow(typed: ["-m", "soon", "URL"], status: 64, stderr: "option -m needs a number of seconds"),
         HabitRow(typed: ["--head", "URL"], stdoutHolds: "file.bin", requests: 1),
-        // curl's -U is proxy credentials: refused, and never sent or echoed.
+        // wget's -U is the User-Agent; curl's -U USER:PASS is proxy credentials: refused, and
+        // never sent or echoed.
+        HabitRow(typed: ["-U", "Wget/1.21 (linux)", "URL"], file: "file.bin", seen: "User-Agent: Wget/1.21 (linux)\r\n"),
         HabitRow(
             typed: ["-x", "PROXY", "-U", "alice:s3cret", "http://files.invalid/file.bin"], status: 64,
-            stderr: "unknown option '-U'; did you mean -A TEXT (User-Agent), or --proxy http://USER:PASS@HOST:PORT?", lacks: "s3cret",
-            requests: 0),
-        HabitRow(typed: ["-qUalice:s3cret", "URL"], status: 64, stderr: "unknown option '-U' (in '-qU'); did you mean -A", lacks: "s3cret"),
+            stderr: "-U USER:PASS is curl's proxy user: write --proxy http://USER:PASS@HOST:PORT", lacks: "s3cret", requests: 0),
+        HabitRow(typed: ["-qUalice:s3cret", "URL"], status: 64, stderr: "-U USER:PASS is curl's proxy user", lacks: "s3cret"),
+        HabitRow(typed: ["--proxy-user=alice:s3cret", "URL"], status: 64, stderr: "did you mean --proxy http://USER:PASS@", lacks: "s3cret"),
         HabitRow(typed: ["-nv", "URL"], file: "file.bin", stderr: "fastget: saved file.bin ("),
         // curl's -w with its common variables, after a success and after a failure.
         HabitRow(
