@@ -30,7 +30,7 @@ extension Download {
             notice($0)
             hub.publish(.notice($0))
         }
-        let (resource, _, via) = try probeOrFailOver(requester, opening: false, tell: tell)
+        let (resource, _, via, _) = try probeOrFailOver(requester, opening: false, tell: tell)
         var options = self.options
         options.stealing = false
         options.hedging = false

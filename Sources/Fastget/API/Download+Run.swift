@@ -48,12 +48,13 @@ extension Download {
             let resource: RemoteResource
             var unread: OpenedResponse?
             let via: ProbedMirror?
-            (resource, unread, via) = try probeOrFailOver(requester, opening: restarts == 0 && !singleStream && mayOpen(), tell: tell)
+            let identity: RemoteResource
+            (resource, unread, via, identity) = try probeOrFailOver(requester, opening: restarts == 0 && !singleStream && mayOpen(), tell: tell)
             defer { unread?.connection.shutdown() }
-            let destination = try ownDestination(for: resource, ownership: &ownership)
+            let destination = try ownDestination(for: identity, ownership: &ownership)
             guard
                 let start = try StartPoint.prepare(
-                    destination: destination, url: url, resource: resource,
+                    destination: destination, url: url, resource: identity,
                     options: options, singleStream: singleStream, notice: tell, stop: stopAsked)
             else {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
@@ -146,9 +147,11 @@ extension Download {
     ) -> Transfer {
         let handed = start.resumedBytes == 0 && unread?.ranged == start.segmented ? unread : nil
         if handed != nil { unread = nil }
+        // A stand-in's ranges are guarded by its own version: the journal keeps the URL's.
         let transfer = Transfer(
             requester: requester, originalURL: via?.given ?? url, resource: resource, output: start.output, options: options,
-            validator: start.segmented ? start.resumedValidator ?? Validator(resource) : nil, opened: handed, mirrors: mirrors)
+            validator: start.segmented ? via?.validator ?? start.resumedValidator ?? Validator(resource) : nil, opened: handed,
+            mirrors: mirrors)
         if let handed { transfer.latency.record(handed.latency) }
         return transfer
     }

@@ -230,24 +230,32 @@ struct StartPoint {
             notice("ignoring \(path) (\(error)); starting over")
             return nil
         case .success(let journal):
-            let reason: String? =
-                if journal.url != header.url { "it is for \(journal.url)" } else if journal.length != header.length {
-                    "the file's length changed from \(journal.length) to \(header.length) bytes"
-                } else if journal.validator?.cannotTell(header.validator) == true {
-                    "it was written by an earlier release, which did not record the server's weak ETag (now \(header.validator?.etag ?? "")), so a changed file could not be told from this one"
-                } else if !Validator.same(journal.validator, header.validator) {
-                    "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
-                } else if journal.validator?.headerValue == nil && !continuing {
-                    journal.validator == nil
-                        ? "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
-                        : "the server gives only a weak ETag and no Last-Modified, so a changed file could not be told from this one"
-                } else if !partFits(FileSystem.size(partPath), journal) { "\(partPath) is missing or has the wrong size" } else { nil }
-            if let reason {
+            if let reason = refusal(of: journal, partPath: partPath, header: header, continuing: continuing) {
                 notice("not resuming from \(path): \(reason); starting over")
                 return nil
             }
             return journal
         }
+    }
+
+    /// Why `journal` (read, intact) cannot be resumed for `header`; nil when it can.
+    static func refusal(of journal: Journal, partPath: String, header: Journal, continuing: Bool) -> String? {
+        if journal.url != header.url { return "it is for \(journal.url)" }
+        if journal.length != header.length { return "the file's length changed from \(journal.length) to \(header.length) bytes" }
+        if journal.validator?.cannotTell(header.validator) == true {
+            return
+                "it was written by an earlier release, which did not record the server's weak ETag (now \(header.validator?.etag ?? "")), so a changed file could not be told from this one"
+        }
+        if !Validator.same(journal.validator, header.validator) {
+            return
+                "the file changed on the server (\(journal.validator?.description ?? "no validator") → \(header.validator?.description ?? "no validator"))"
+        }
+        if journal.validator?.headerValue == nil && !continuing {
+            return journal.validator == nil
+                ? "the server gives no ETag or Last-Modified, so a changed file could not be told from this one"
+                : "the server gives only a weak ETag and no Last-Modified, so a changed file could not be told from this one"
+        }
+        return partFits(FileSystem.size(partPath), journal) ? nil : "\(partPath) is missing or has the wrong size"
     }
 
     /// `-c` on a file without a journal: keep its bytes as the file's prefix and fetch the rest
