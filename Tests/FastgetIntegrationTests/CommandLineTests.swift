@@ -180,7 +180,8 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
     }
 
     @Test func sendsTheHeadersAgentAndCredentialsAsked() throws {
-        let server = try TestServer(file: TestFile(data))
+        let (file, guarding) = (TestFile(data), BasicGuard(user: "alice", password: "s3cret"))
+        let server = try TestServer { request in guarding.check(request) ?? .file(file) }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let result = try fastget(
@@ -191,12 +192,14 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("h.bin")) == SHA256.hex(data))
         let requests = server.requests
-        #expect(requests.count >= 2)
+        #expect(requests.count >= 3)
         for request in requests {
             #expect(request.header("X-Trace") == "abc 1" && request.header("Accept-Language") == "de")
             #expect(request.header("User-Agent") == "probe/2.0")
-            #expect(request.header("Authorization") == "Basic YWxpY2U6czNjcmV0")
         }
+        // Over http, no password goes out before the server's 401 asks for Basic.
+        #expect(requests.first?.header("Authorization") == nil)
+        #expect(requests.dropFirst().allSatisfy { $0.header("Authorization") == "Basic YWxpY2U6czNjcmV0" })
     }
 
     @Test(arguments: [

@@ -26,11 +26,11 @@ import Testing
 
     @Test func credentialsGoToTheURLsHostOnly() throws {
         let file = TestFile(data)
-        let expected = "Basic " + Data("alice:s3cret".utf8).base64EncodedString()
+        let guarding = BasicGuard(user: "alice", password: "s3cret")
         let elsewhere = try TestServer(file: file)
         let server = try TestServer { request in
             if request.target == "/moved" { return .redirect(status: 302, location: elsewhere.url("/f.bin")) }
-            return request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?")
+            return guarding.check(request) ?? .file(file)
         }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -54,8 +54,8 @@ import Testing
 
     @Test func aCRLFNetrcSendsItsCredentials() throws {
         let file = TestFile(data)
-        let expected = "Basic " + Data("alice:s3cret".utf8).base64EncodedString()
-        let server = try TestServer { request in request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?") }
+        let guarding = BasicGuard(user: "alice", password: "s3cret")
+        let server = try TestServer { request in guarding.check(request) ?? .file(file) }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let netrc = directory.file("netrc")
@@ -64,7 +64,9 @@ import Testing
         let result = try runProcess(try fastgetExecutable(), ["-q", "--netrc-file", netrc, "-o", "a.bin", server.url()], in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(data))
-        #expect(!server.requests.isEmpty && server.requests.allSatisfy { $0.header("Authorization") == expected })
+        // Over http, Basic goes once the server's 401 asks for it.
+        #expect(server.requests.first?.header("Authorization") == nil)
+        #expect(server.requests.count > 1 && server.requests.dropFirst().allSatisfy { $0.header("Authorization") == guarding.expected })
     }
 
     @Test func aFIFOOrDeviceIsRefusedAtOnce() throws {

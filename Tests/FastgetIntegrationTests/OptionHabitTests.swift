@@ -162,8 +162,8 @@ import Testing
         guard let script = findExecutable("script") else { Issue.record("script(1) is missing"); return }
         let data = testBytes(count: 256 * 1024, seed: 112)
         let file = TestFile(data)
-        let expected = "Basic " + Data("alice:s3cret".utf8).base64EncodedString()
-        let server = try TestServer { request in request.header("Authorization") == expected ? .file(file) : .status(401, body: "who?") }
+        let guarding = BasicGuard(user: "alice", password: "s3cret")
+        let server = try TestServer { request in guarding.check(request) ?? .file(file) }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let terminal = try OnATerminal(

@@ -107,9 +107,9 @@ import Testing
     /// Basic until a 401 offers Digest alone; then every request, from any thread, spends its
     /// own nonce count; a refused Digest answer is final, a stale one renews the nonce.
     @Test func credentialsCountEachUseOnceAcrossThreads() throws {
-        let credentials = Credentials(origin: "http://h", user: "Mufasa", password: "Circle of Life")
+        let credentials = Credentials(origin: "http://h", user: "Mufasa", password: "Circle of Life", preemptive: true)
         let url = try HTTPURL("http://h/f")
-        let basic = credentials.authorization("GET", url)
+        let basic = try #require(credentials.authorization("GET", url))
         #expect(basic.hasPrefix("Basic "))
         func unauthorized(_ challenge: String) throws -> ResponseHead {
             try ResponseHead(status: 401, reason: "", minorVersion: 1, fields: [.init(name: "www-authenticate", value: challenge)])
@@ -119,34 +119,46 @@ import Testing
         let counts = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<50 {
-                let value = credentials.authorization("GET", url)
+                let value = credentials.authorization("GET", url) ?? ""
                 let nc = value.components(separatedBy: "nc=").last?.prefix(8) ?? ""
                 counts.withLock { $0.append(String(nc)) }
             }
         }
         #expect(Set(counts.withLock { $0 }).count == 400)
-        let digest = credentials.authorization("GET", url)
+        let digest = try #require(credentials.authorization("GET", url))
         #expect(digest.contains("nc=00000191"))
         #expect(!credentials.learn(from: try unauthorized("Digest nonce=n1, qop=auth"), sent: digest))
         #expect(credentials.learn(from: try unauthorized("Digest nonce=n2, qop=auth, stale=true"), sent: digest))
-        #expect(credentials.authorization("GET", url).contains("nonce=\"n2\", nc=00000001"))
+        #expect(credentials.authorization("GET", url)?.contains("nonce=\"n2\", nc=00000001") == true)
     }
 
     /// With `-sess`, the session key hashes the client nonce: every request under one
     /// challenge sends the same one (the count tells them apart); a new nonce gets a new one.
     @Test func oneClientNoncePerChallenge() throws {
-        let credentials = Credentials(origin: "http://h", user: "u", password: "p")
+        let credentials = Credentials(origin: "http://h", user: "u", password: "p", preemptive: false)
         let url = try HTTPURL("http://h/f")
-        func cnonce(_ value: String) -> Substring? { value.components(separatedBy: "cnonce=\"").dropFirst().first?.prefix { $0 != "\"" } }
-        func unauthorized(_ challenge: String) throws -> ResponseHead {
-            try ResponseHead(status: 401, reason: "", minorVersion: 1, fields: [.init(name: "www-authenticate", value: challenge)])
-        }
+        func cnonce(_ value: String?) -> Substring? { value?.components(separatedBy: "cnonce=\"").dropFirst().first?.prefix { $0 != "\"" } }
         let basic = credentials.authorization("GET", url)
         #expect(credentials.learn(from: try unauthorized("Digest nonce=n1, qop=auth, algorithm=MD5-sess"), sent: basic))
-        let (first, second) = (credentials.authorization("GET", url), credentials.authorization("GET", url))
+        let (first, second) = (try #require(credentials.authorization("GET", url)), try #require(credentials.authorization("GET", url)))
         #expect(cnonce(first) != nil && cnonce(first) == cnonce(second))
         #expect(first.contains("nc=00000001") && second.contains("nc=00000002"))
         #expect(credentials.learn(from: try unauthorized("Digest nonce=n2, qop=auth, algorithm=MD5-sess, stale=true"), sent: second))
         #expect(cnonce(credentials.authorization("GET", url)) != cnonce(first))
+    }
+
+    /// Over http nothing goes before a 401 names a scheme; then Digest when it is offered,
+    /// even beside Basic, and Basic only when it alone is.
+    @Test(arguments: [("Basic realm=r, Digest nonce=n1, qop=auth", "Digest "), ("Basic realm=r", "Basic "), ("Bearer", nil)])
+    func overHTTPTheChallengeChoosesTheScheme(challenge: String, scheme: String?) throws {
+        let credentials = Credentials(origin: "http://h", user: "u", password: "p", preemptive: false)
+        let url = try HTTPURL("http://h/f")
+        #expect(credentials.authorization("GET", url) == nil)
+        #expect(credentials.learn(from: try unauthorized(challenge), sent: nil) == (scheme != nil))
+        #expect(credentials.authorization("GET", url)?.prefix(scheme?.count ?? 0).description == scheme)
+    }
+
+    private func unauthorized(_ challenge: String) throws -> ResponseHead {
+        try ResponseHead(status: 401, reason: "", minorVersion: 1, fields: [.init(name: "www-authenticate", value: challenge)])
     }
 }

@@ -1,6 +1,8 @@
-/// The user's credentials for one origin (from the URL, `-u` or netrc) and how they are sent:
-/// HTTP Basic first, sent with the first request as curl and wget do; HTTP Digest (RFC 7616)
-/// once a 401 offers only Digest. Every request of the download (the probe, each segment's
+/// The user's credentials for one origin (from the URL, `-u` or netrc) and how they are sent.
+/// Over https, HTTP Basic goes with the first request, as curl does. Over http, where Basic
+/// would be readable on the way, nothing goes until a 401 names a scheme (wget waits too):
+/// HTTP Digest (RFC 7616) when it is offered, Basic only when it alone is. Basic refused over
+/// https turns to Digest when the 401 offers only Digest. Every request of the download (the probe, each segment's
 /// connection) then answers the one challenge with the next nonce count, so that no request
 /// after the first pays another 401; a `stale=true` 401 brings a new nonce.
 final class Credentials: Sendable {
@@ -15,7 +17,11 @@ final class Credentials: Sendable {
     /// key refuses later requests that hash another; the count tells the requests apart.
     private let digest = Locked<(challenge: DigestChallenge, count: Int, cnonce: String)?>(nil)
 
-    init(origin: String, user: String, password: String?) {
+    /// Whether Basic goes with requests before any 401 asks (https), or once a 401 chose it.
+    private let sendsBasic: Locked<Bool>
+
+    init(origin: String, user: String, password: String?, preemptive: Bool) {
+        sendsBasic = Locked(preemptive)
         self.origin = origin
         self.user = user
         self.password = password ?? ""
@@ -29,11 +35,13 @@ final class Credentials: Sendable {
 
     func markRefused() { refusal.withLock { $0 = true } }
 
-    /// Whether requests answer a Digest challenge (Basic until a 401 asks for Digest).
+    /// Whether requests answer a Digest challenge.
     var usesDigest: Bool { digest.withLock { $0 != nil } }
 
-    /// The `Authorization` value for `method` on `url`; each call spends one nonce count.
-    func authorization(_ method: String, _ url: HTTPURL) -> String {
+    /// The `Authorization` value for `method` on `url`, nil while no 401 has chosen a scheme
+    /// over http; each Digest value spends one nonce count.
+    func authorization(_ method: String, _ url: HTTPURL) -> String? {
+        let basic = sendsBasic.withLock { $0 } ? self.basic : nil
         let next = digest.withLock { state -> (DigestChallenge, Int, String)? in
             guard state != nil else { return nil }
             state!.count += 1
@@ -44,18 +52,24 @@ final class Credentials: Sendable {
             ?? basic
     }
 
-    /// What a 401 to a request that carried `sent` teaches: true when the request is worth
-    /// sending again with a new `authorization` — the server offers Digest and not Basic
-    /// (Basic was refused, or never offered), or it says a Digest nonce went stale. False when
-    /// the credentials themselves were refused: the 401 is the answer.
-    func learn(from head: ResponseHead, sent: String) -> Bool {
+    /// What a 401 to a request that carried `sent` (nil: none yet) teaches: true when the
+    /// request is worth sending again with a new `authorization` — none was sent and the
+    /// server offers Digest (preferred) or Basic; Basic was refused and the server offers
+    /// Digest alone; or a Digest nonce went stale. False when the credentials themselves were
+    /// refused, or nothing offered can be answered: the 401 is the answer.
+    func learn(from head: ResponseHead, sent: String?) -> Bool {
         let challenges = AuthChallenge.parse(head.values("www-authenticate"))
-        guard let offered = DigestChallenge.best(in: challenges) else { return false }
+        let basicOffered = challenges.contains { $0.scheme == "basic" }
+        guard let offered = DigestChallenge.best(in: challenges) else {
+            guard sent == nil, basicOffered else { return false }
+            sendsBasic.withLock { $0 = true }
+            return true
+        }
         return digest.withLock { state in
-            if sent.hasPrefix("Basic ") {
+            if let sent, sent.hasPrefix("Basic ") {
                 // A server that offers Basic too refused these credentials as Basic.
-                guard !challenges.contains(where: { $0.scheme == "basic" }) else { return false }
-            } else if !offered.stale {
+                guard !basicOffered else { return false }
+            } else if sent != nil && !offered.stale {
                 return false
             }
             // Another request may have renewed the nonce meanwhile: its count goes on.

@@ -10,6 +10,9 @@ final class Requester: Sendable {
     var statistics: Connector.Statistics { counts.withLock { $0 } }
     /// Credentials from the URL, `-u` or netrc, sent only to the origin they were given for.
     let credentials: Credentials?
+    /// Whether a 401 came to a request the credentials could answer and carried none of them
+    /// (over http, a 401 that names no scheme fastget speaks).
+    private let withheld = Locked(false)
     /// The challenges of the last 401, whichever origin sent it: what the hint can name.
     private let challenged = Locked<[AuthChallenge]>([])
     /// The origin of the URL the user gave: the only one that gets the user's own
@@ -31,9 +34,9 @@ final class Requester: Sendable {
         cookieOrigins = Locked([url.origin])
         if let user = url.user ?? options.user {
             let password = url.user != nil ? url.password : options.password
-            credentials = Credentials(origin: url.origin, user: user, password: password)
+            credentials = Credentials(origin: url.origin, user: user, password: password, preemptive: url.scheme == .https)
         } else if let entry = options.netrc?.entry(for: url.host), let login = entry.login {
-            credentials = Credentials(origin: url.origin, user: login, password: entry.password)
+            credentials = Credentials(origin: url.origin, user: login, password: entry.password, preemptive: url.scheme == .https)
         } else {
             credentials = nil
         }
@@ -47,8 +50,8 @@ final class Requester: Sendable {
     func request(_ method: String, _ url: HTTPURL, extra: [(name: String, value: String)] = []) -> HTTPRequest {
         var fields: [(name: String, value: String)] = options.userAgent.isEmpty ? [] : [("User-Agent", options.userAgent)]
         fields += [("Accept", "*/*"), ("Accept-Encoding", "identity")] + extra
-        if let credentials, credentials.origin == url.origin {
-            fields.append(("Authorization", credentials.authorization(method, url)))
+        if let credentials, credentials.origin == url.origin, let value = credentials.authorization(method, url) {
+            fields.append(("Authorization", value))
         }
         let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
         let host = user.first { $0.name.lowercased() == "host" }?.value
@@ -105,18 +108,21 @@ final class Requester: Sendable {
         var (connection, head) = try exchange(request, reusing: kept, onConnection: onConnection)
         var request = request
         for _ in 0..<Requester.challengeAnswers {
-            guard head.status == 401, let credentials, let sent = ownAuthorization(in: request),
-                credentials.learn(from: head, sent: sent)
+            guard head.status == 401, let credentials, answers(request),
+                credentials.learn(from: head, sent: ownAuthorization(in: request))
             else { break }
             connection.discardBody(deadline: ioDeadline)
             if !connection.isReusable { connection.shutdown() }
-            request.fields = request.fields.map {
-                $0.name == "Authorization" ? ($0.name, credentials.authorization(request.method, request.url)) : $0
+            let value = credentials.authorization(request.method, request.url)
+            if let index = request.fields.firstIndex(where: { $0.name == "Authorization" }) {
+                if let value { request.fields[index].value = value } else { request.fields.remove(at: index) }
+            } else if let value {
+                request.fields.append(("Authorization", value))
             }
             (connection, head) = try exchange(request, reusing: connection, onConnection: onConnection)
         }
         if head.status == 401 {
-            if ownAuthorization(in: request) != nil { credentials?.markRefused() }
+            if ownAuthorization(in: request) != nil { credentials?.markRefused() } else if answers(request) { withheld.withLock { $0 = true } }
             challenged.withLock { $0 = AuthChallenge.parse(head.values("www-authenticate")) }
         }
         return (connection, head)
@@ -126,12 +132,16 @@ final class Requester: Sendable {
     /// stale nonces.
     static let challengeAnswers = 3
 
+    /// Whether the credentials may answer a 401 to `request`: it goes to their origin, and the
+    /// user gave no `Authorization` field of their own (`-H 'Authorization: …'`).
+    private func answers(_ request: HTTPRequest) -> Bool {
+        credentials?.origin == request.url.origin && !options.headers.contains { $0.name.lowercased() == "authorization" }
+    }
+
     /// The `Authorization` value fastget put in `request` from the credentials; nil when it
-    /// carries none or the user's own field replaced it (`-H 'Authorization: …'`).
+    /// carries none or the user's own field replaced it.
     private func ownAuthorization(in request: HTTPRequest) -> String? {
-        guard credentials?.origin == request.url.origin, !options.headers.contains(where: { $0.name.lowercased() == "authorization" })
-        else { return nil }
-        return request.fields.first { $0.name == "Authorization" }?.value
+        answers(request) ? request.fields.first { $0.name == "Authorization" }?.value : nil
     }
 
     private func exchange(
@@ -188,6 +198,9 @@ final class Requester: Sendable {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
         }
         guard credentials.refused else {
+            if withheld.withLock({ $0 }) {
+                return "the server's 401 names no scheme fastget answers (Basic or Digest), so the credentials were not sent"
+            }
             return "credentials go only to \(credentials.origin), not to another host a redirect leads to; give that URL to send them there"
         }
         let scheme = credentials.usesDigest ? "HTTP Digest" : "HTTP Basic"
