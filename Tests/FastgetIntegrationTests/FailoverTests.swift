@@ -1,6 +1,7 @@
 import Fastget
 import FastgetTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// `fastget DEAD-URL MIRROR-URL`: when the first URL cannot be reached, the next mirror that
@@ -96,6 +97,23 @@ import Testing
                 "fastget: server answered 503 Status for \(primary.url("/r.bin")); downloading from the mirror \(mirror.url("/r.bin")) instead\n"),
             "\(result.stderr)")
         #expect(primary.requests.count == 1, "asked once, as --retries 0 says")
+    }
+
+    /// Ctrl-C while the last mirror is probed is the user's stop (130), not that mirror's
+    /// failure to stand in.
+    @Test func ctrlCWhileTheLastMirrorIsProbedIsAStop() throws {
+        let dead = try deadURL()
+        let mirror = try TestServer { _ in .hang }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try Spawned(try fastgetExecutable(), [dead, mirror.url("/r.bin")], in: directory.path)
+        run.wait(upTo: 10) { !mirror.requests.isEmpty }
+        try #require(!mirror.requests.isEmpty, "the mirror is being probed")
+        run.signal(SIGINT)
+        #expect(run.waitForExit(20))
+        let stderr = run.stderr
+        #expect(run.status == 130, "\(stderr)")
+        #expect(!stderr.contains("cannot stand in"), "\(stderr)")
     }
 
     /// A 404 is the first URL's answer about the file, not a server that is down.

@@ -44,10 +44,13 @@ extension Download {
                 return (resource, nil, ProbedMirror(given: mirror, url: resource.url, validator: Validator(resource)), identity)
             } catch {
                 requester.events.take().forEach(hub.publish)
+                // A stop ends the probe with an error of its own: the mirror is not to blame.
+                if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
                 let message = HTTPURL.redactingQueries(in: FastgetError.from(error, url: mirror).message, keeping: name.description)
                 tell("mirror \(name) cannot stand in for \(url.withoutCredentials): \(message)")
             }
         }
+        if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
         throw failure
     }
 
