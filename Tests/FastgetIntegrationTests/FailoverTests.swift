@@ -116,6 +116,19 @@ import Testing
         #expect(!stderr.contains("cannot stand in"), "\(stderr)")
     }
 
+    /// `--dry-run` fails over as the run would: the plan is the stand-in's.
+    @Test func aDryRunFailsOverAsTheRunWould() throws {
+        let dead = try deadURL()
+        let mirror = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), ["--dry-run", "-n", "4", dead, mirror.url("/r.bin")], in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("url        \(mirror.url("/r.bin"))\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("name       r.bin\n"), "the first URL's name: \(result.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     /// A 404 is the first URL's answer about the file, not a server that is down.
     @Test func aNotFoundFirstURLDoesNotFailOver() throws {
         let primary = try TestServer { _ in .status(404) }

@@ -10,9 +10,12 @@ extension Download {
         let (connector, pool) = session.route(for: options, proxies: proxies)
         // A given name too long for its sidecars is refused before the probe, as a run does.
         if !writesAsStream { try SidecarFiles(destination).checkNameLength() }
-        let resource = try probe(Requester(connector: connector, pool: pool, options: options, url: url))
+        // A URL that cannot be reached fails over as a run would; the stand-in's answer is the
+        // plan's resource, and `identity` what the journal is judged by.
+        let requester = Requester(connector: connector, pool: pool, options: options, url: url)
+        let (resource, _, _, identity) = try probeOrFailOver(requester, opening: false) { [hub] in hub.publish(.notice($0)) }
         var destination = self.destination
-        if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
+        if !destinationGiven, let name = identity.contentDisposition.flatMap(FileName.fromContentDisposition) {
             destination = options.directory == "." ? name : options.directory + "/" + name
         }
         let files = SidecarFiles(destination)
@@ -23,7 +26,7 @@ extension Download {
         try files.refuseUnlessJournal()
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
-            length: resource.length ?? 0, validator: Validator(resource), segments: [])
+            length: resource.length ?? 0, validator: Validator(identity), segments: [])
         let destinationExists = FileSystem.exists(destination)
         if files.partIsForeign(url: header.url) && !options.overwrite && (!options.continuePartial || destinationExists) {
             throw files.foreignPartRefusal(destinationExists: destinationExists)
