@@ -189,6 +189,8 @@ enum OptionValue {
     static func user(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard let user = parts.first, !user.isEmpty else { throw UsageError(message: "option \(name) needs USER[:PASSWORD]") }
+        // The user name is quoted into a Digest answer: a line break there would end the field.
+        try refuseLineBreaks(String(user), name)
         invocation.options.user = String(user)
         // `-u alice`: asked for on the terminal before anything is sent (`Password.ask`).
         invocation.options.password = parts.count > 1 ? String(parts[1]) : nil

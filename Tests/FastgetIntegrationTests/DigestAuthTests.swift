@@ -96,6 +96,21 @@ import Testing
         #expect(!server.requests.contains { $0.header("Authorization")?.hasPrefix("Basic") == true })
     }
 
+    /// A CR, LF or NUL in the user name (quoted into a Digest answer, where it would end the
+    /// field) is a usage error before any request, from `-u` or the URL's user info.
+    @Test(arguments: [true, false])
+    func aLineBreakInTheUserNameIsRefusedBeforeAnyRequest(inURL: Bool) throws {
+        let server = try serve(DigestGuard())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = inURL ? "http://Muf%0D%0AX-Evil:%201:pw@127.0.0.1:\(server.port)/file.bin" : server.url()
+        let result = try fastget((inURL ? [] : ["-u", "Muf\r\nX-Evil: 1:pw"]) + ["-o", "l.bin", url], in: directory)
+        #expect(result.status == 64, "\(result.stderr)")
+        let message = inURL ? "the user name in the URL" : "option -u"
+        #expect(result.stderr.hasPrefix("fastget: error: \(message) must not contain a line break or NUL byte"), "\(result.stderr)")
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func withoutCredentialsTheHintSaysWhatToGive() throws {
         let server = try serve(DigestGuard())
         let directory = try TemporaryDirectory()

@@ -89,6 +89,11 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "invalid URL '\(HTTPURL.redactingUserInfo(url))': \(error)")
         }
         try options.validate()
+        // The user name goes quoted into a Digest answer, where a CR, LF or NUL would end the
+        // field: refused before any request, as the option's own check does.
+        for user in [parsed.user, options.user].compactMap({ $0 }) where user.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw FastgetError(.usage, "the user name \(user == parsed.user ? "in the URL" : "given") must not contain a line break or NUL byte")
+        }
         var options = options
         if options.timestamping { (options.overwrite, options.remoteTime) = (true, true) }
         mirrorURLs = try options.mirrors.map { (text: String) throws(FastgetError) -> HTTPURL in
