@@ -157,4 +157,24 @@ import Testing
             "\(result.stderr)")
         #expect(server.requests.count == 1, "no Digest answer to an algorithm it does not know")
     }
+
+    /// The hint names at most three of a server's schemes and none with a control character:
+    /// a 401 with thousands of schemes, or a terminal escape, gets a one-line hint.
+    @Test(arguments: [2_000, 2])
+    func theHintNamesFewSchemesAndNoEscapes(count: Int) throws {
+        let many = (1...count).map { "S\($0)" }.joined(separator: ", ")
+        let server = try TestServer { _ in
+            .status(401, fields: [("WWW-Authenticate", many + ", \u{1B}]0;owned\u{07}x, \u{1B}[2J")])
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-o", "x.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        let named = count > 2 ? "s1 or s2 or s3 or another scheme" : "s1 or s2 or another scheme"
+        #expect(
+            result.stderr.hasSuffix(
+                "hint: the server asks for \(named), which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)\n"),
+            "\(result.stderr.prefix(400))")
+        #expect(!result.stderr.utf8.contains(0x1B) && result.stderr.utf8.count < 400)
+    }
 }

@@ -185,14 +185,8 @@ final class Requester: Sendable {
         guard let error = error as? FastgetError, error.httpStatus == 401 else { return nil }
         let offered = challenged.withLock { $0 }
         if !offered.isEmpty, !offered.contains(where: { $0.scheme == "basic" }), DigestChallenge.best(in: offered) == nil {
-            var schemes: [String] = []
-            for challenge in offered {
-                let name = [challenge.scheme, challenge.scheme == "digest" ? challenge.parameter("algorithm") : nil].compactMap { $0 }
-                    .joined(separator: " ")
-                if !schemes.contains(name) { schemes.append(name) }
-            }
             return
-                "the server asks for \(schemes.joined(separator: " or ")), which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)"
+                "the server asks for \(AuthChallenge.schemeNames(offered)), which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)"
         }
         guard let credentials else {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"

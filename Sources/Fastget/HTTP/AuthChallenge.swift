@@ -18,6 +18,31 @@ package struct AuthChallenge: Sendable, Equatable {
         parameters.first { $0.name == name }?.value
     }
 
+    /// The schemes of `challenges` as a hint names them ("negotiate or digest SHA-512-256"):
+    /// at most `AuthChallenge.namedSchemes`, each at most 40 printable ASCII characters (a
+    /// server's text must not fill the terminal or drive it with escapes); any other is
+    /// "another scheme", and none at all "an unsupported scheme".
+    package static func schemeNames(_ challenges: [AuthChallenge]) -> String {
+        var names: [String] = []
+        var seen: Set<String> = []
+        var others = false
+        for challenge in challenges {
+            let name = [challenge.scheme, challenge.scheme == "digest" ? challenge.parameter("algorithm") : nil].compactMap { $0 }
+                .joined(separator: " ")
+            guard seen.insert(name).inserted else { continue }
+            if names.count < namedSchemes, name.utf8.count <= 40, name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                names.append(name)
+            } else {
+                others = true
+            }
+        }
+        if names.isEmpty { return "an unsupported scheme" }
+        return (names + (others ? ["another scheme"] : [])).joined(separator: " or ")
+    }
+
+    /// How many schemes a hint names.
+    static let namedSchemes = 3
+
     /// Every challenge in `values` (the field's lines), in order. Malformed parts are skipped,
     /// never fatal: a server's odd challenge must not hide the one fastget can answer.
     package static func parse(_ values: [String]) -> [AuthChallenge] {
