@@ -129,6 +129,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    /// The only mirror given stands in for the URL: no mirror is left to trust by its length,
+    /// so no notice says so.
+    @Test func aLoneStandInGetsNoNoticeAboutMirrorsWithoutADigest() throws {
+        let dead = try deadURL()
+        let mirror = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), ["-n", "4", dead, mirror.url("/r.bin")], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("no digest to check the mirrors' bytes"), "\(result.stderr)")
+    }
+
     /// A 404 is the first URL's answer about the file, not a server that is down.
     @Test func aNotFoundFirstURLDoesNotFailOver() throws {
         let primary = try TestServer { _ in .status(404) }

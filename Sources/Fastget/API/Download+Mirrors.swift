@@ -51,7 +51,9 @@ extension Download {
         }
         // A file one connection takes whole never reaches a mirror.
         if options.segments == 1 || (resource.length ?? 0) <= Coordinator.inlineLimit { return ([], recorded) }
-        if !mirrorURLs.isEmpty && expected == nil {
+        // Without a digest every candidate is a given mirror (announced ones need one); the
+        // mirror standing in for the URL is not among them, and gets no such notice.
+        if !candidates.isEmpty && expected == nil {
             tell("no digest to check the mirrors' bytes against (--checksum, or the server's Repr-Digest): they are trusted by their length")
             candidates.removeAll { namesAnotherFile($0.url, tell: tell) }
         }
