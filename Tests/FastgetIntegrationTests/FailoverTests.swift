@@ -141,6 +141,21 @@ import Testing
         #expect(!result.stderr.contains("no digest to check the mirrors' bytes"), "\(result.stderr)")
     }
 
+    /// Without -o the file keeps the first URL's name, where a rerun finds its journal: the
+    /// stand-in's Content-Disposition does not rename it.
+    @Test func aStandInsContentDispositionDoesNotNameTheFile() throws {
+        let dead = try deadURL()
+        var file = TestFile(data)
+        file.extraFields = ["Content-Disposition: attachment; filename=\"other.bin\""]
+        let mirror = try TestServer(file: file)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try runProcess(try fastgetExecutable(), ["-q", dead, mirror.url("/m.bin")], in: directory.path, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(data))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["r.bin"])
+    }
+
     /// A 404 is the first URL's answer about the file, not a server that is down.
     @Test func aNotFoundFirstURLDoesNotFailOver() throws {
         let primary = try TestServer { _ in .status(404) }

@@ -34,7 +34,7 @@ extension Download {
                 let prober = Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) })
                 let resource = try prober.probe(mirror)
                 requester.events.take().forEach(hub.publish)
-                let identity = journal.map { standInIdentity(resource, journal: $0) } ?? resource
+                let identity = standInIdentity(resource, journal: journal)
                 if let journal, let reason = standInRefusal(resource, name: name.description, identity: identity, journal: journal) {
                     tell("mirror \(name) cannot stand in for \(url.withoutCredentials): \(reason)")
                     continue
@@ -70,12 +70,17 @@ extension Download {
         return journal
     }
 
-    /// `resource`, a stand-in's answer, as the version `journal` recorded: what the start
-    /// point checks the journal against, so that it is resumed and keeps the URL's validator.
-    private func standInIdentity(_ resource: RemoteResource, journal: Journal) -> RemoteResource {
-        RemoteResource(
-            url: resource.url, length: resource.length, acceptsRanges: resource.acceptsRanges, etag: journal.validator?.etag,
-            lastModified: journal.validator?.lastModified, contentDisposition: nil)
+    /// `resource`, a stand-in's answer, as the start point and the name see it: with the
+    /// version `journal` recorded (so that it is resumed and keeps the URL's validator), and
+    /// without its `Content-Disposition` (the file keeps the URL's name, where its journal is).
+    private func standInIdentity(_ resource: RemoteResource, journal: Journal?) -> RemoteResource {
+        var identity = RemoteResource(
+            url: resource.url, length: resource.length, acceptsRanges: resource.acceptsRanges,
+            etag: journal.map { $0.validator?.etag } ?? resource.etag,
+            lastModified: journal.map { $0.validator?.lastModified } ?? resource.lastModified, contentDisposition: nil)
+        (identity.announcedDigest, identity.announcedDigestField) = (resource.announcedDigest, resource.announcedDigestField)
+        identity.announcedMirrors = resource.announcedMirrors
+        return identity
     }
 
     /// Why the mirror `name`, answering `resource`, cannot resume `journal` as a mirror of it
