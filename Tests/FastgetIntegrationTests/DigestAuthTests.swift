@@ -177,4 +177,20 @@ import Testing
             "\(result.stderr.prefix(400))")
         #expect(!result.stderr.utf8.contains(0x1B) && result.stderr.utf8.count < 400)
     }
+
+    /// -u with the user's own Authorization field: the field, sent in the credentials' place,
+    /// is what the server refused, not a redirect elsewhere.
+    @Test func aRefusedAuthorizationFieldGivenWithHIsNamed() throws {
+        let server = try serve(DigestGuard())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try fastget(["-u", "Mufasa:Circle of Life", "-H", "Authorization: Bearer x", "-o", "h.bin", server.url()], in: directory)
+        #expect(result.status == 77)
+        let origin = "http://127.0.0.1:\(server.port)"
+        #expect(
+            result.stderr.hasSuffix(
+                "hint: the server refused the Authorization field given with -H, which replaces the credentials of -u, the URL or netrc on \(origin); check it, or drop it to send those\n"
+            ), "\(result.stderr)")
+        #expect(server.requests.map { $0.header("Authorization") } == ["Bearer x"])
+    }
 }

@@ -192,6 +192,11 @@ final class Requester: Sendable {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
         }
         guard credentials.refused else {
+            if options.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+                // The user's own field replaced the credentials' on their origin: it was refused.
+                return
+                    "the server refused the Authorization field given with -H, which replaces the credentials of -u, the URL or netrc on \(credentials.origin); check it, or drop it to send those"
+            }
             if withheld.withLock({ $0 }) {
                 return "the server's 401 names no scheme fastget answers (Basic or Digest), so the credentials were not sent"
             }
