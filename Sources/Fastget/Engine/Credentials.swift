@@ -39,7 +39,10 @@ final class Credentials: Sendable {
     var usesDigest: Bool { digest.withLock { $0 != nil } }
 
     /// The `Authorization` value for `method` on `url`, nil while no 401 has chosen a scheme
-    /// over http; each Digest value spends one nonce count.
+    /// over http; each Digest value spends one nonce count. The count is taken when the
+    /// request is built, so requests on several connections may reach the server out of
+    /// count order. RFC 7616 §3.4 asks only that a count not repeat; a server that insisted on
+    /// order could refuse a late request (not seen with the servers tested).
     func authorization(_ method: String, _ url: HTTPURL) -> String? {
         let basic = sendsBasic.withLock { $0 } ? self.basic : nil
         let next = digest.withLock { state -> (DigestChallenge, Int, String)? in
