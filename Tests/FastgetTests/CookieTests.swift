@@ -68,6 +68,22 @@ import Testing
         #expect(jar.header(for: try url("http://h.example/"), now: CookieTests.now) == nil)
     }
 
+    @Test func aPlainAnswerCannotReplaceOrShadowASecureCookie() throws {
+        let real = Cookie(name: "sid", value: "REAL", domain: "127.0.0.1", secure: true, httpOnly: true)
+        let jar = CookieJar([real])
+        let plain = try url("http://127.0.0.1:8080/login")
+        jar.store(setCookie: ["sid=attacker; Path=/", "sid=x; Path=/deeper", "sid=gone; Max-Age=0; Path=/"], from: plain, now: CookieTests.now)
+        #expect(jar.cookies == [real])
+        #expect(jar.header(for: try url("https://127.0.0.1:8443/file"), now: CookieTests.now) == "sid=REAL")
+        // Another name, or the same name from https, is stored as usual.
+        jar.store(setCookie: ["other=1"], from: plain, now: CookieTests.now)
+        jar.store(setCookie: ["sid=new; Secure; Path=/"], from: try url("https://127.0.0.1/"), now: CookieTests.now)
+        #expect(jar.header(for: try url("https://127.0.0.1/a"), now: CookieTests.now) == "other=1; sid=new")
+        let domainJar = CookieJar([Cookie(name: "s", value: "1", domain: "example.com", hostOnly: false, secure: true)])
+        domainJar.store(setCookie: ["s=2; Domain=example.com", "s=3"], from: try url("http://www.example.com/"), now: CookieTests.now)
+        #expect(domainJar.cookies.map(\.value) == ["1"])
+    }
+
     @Test func expiryComesFromMaxAgeBeforeExpires() throws {
         let jar = try jar(
             ["a=1; Max-Age=60; Expires=Wed, 09 Jun 2021 10:18:14 GMT", "b=2; Expires=Sun, 22-Nov-26 10:00:00 GMT", "c=3; Expires=junk"],

@@ -50,6 +50,16 @@ public struct Cookie: Sendable, Equatable, Hashable {
     /// Whether `other` takes this one's place when stored: the same name, domain and path.
     func replaces(_ other: Cookie) -> Bool { name == other.name && domain == other.domain && path == other.path }
 
+    /// Whether this one, set by a plain http answer, would replace, delete or overshadow the
+    /// `Secure` cookie `other` (RFC 6265bis §5.7 "strict secure"): the same name, one domain
+    /// within the other, and this path within `other`'s. A network attacker could otherwise
+    /// swap an https session for its own (session fixation).
+    func shadows(_ other: Cookie) -> Bool {
+        other.secure && !secure && name == other.name
+            && (Cookie.domainMatches(domain, other.domain) || Cookie.domainMatches(other.domain, domain))
+            && Cookie.pathMatches(path, other.path)
+    }
+
     // Matching is on bytes, never on Characters: a combining mark after "." or "/" makes one
     // Character of the two, which is neither.
 

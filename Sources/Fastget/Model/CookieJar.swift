@@ -36,11 +36,14 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores what each `Set-Cookie` field value in the answer to `url` sets, ignoring the
-    /// ones RFC 6265 says to ignore (`Cookie.init(setCookie:from:now:)`).
+    /// ones RFC 6265 says to ignore (`Cookie.init(setCookie:from:now:)`), and, from a plain
+    /// http answer, one that would shadow a `Secure` cookie (RFC 6265bis §5.7 step 16).
     public func store(setCookie values: [String], from url: HTTPURL, now: Int? = nil) {
         let now = now ?? HTTPDate.now()
         for value in values {
-            if let cookie = Cookie(setCookie: value, from: url, now: now) { store(cookie, now: now) }
+            guard let cookie = Cookie(setCookie: value, from: url, now: now) else { continue }
+            if url.scheme != .https && stored.withLock({ $0.contains { cookie.shadows($0) } }) { continue }
+            store(cookie, now: now)
         }
     }
 
