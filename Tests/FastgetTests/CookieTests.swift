@@ -129,6 +129,7 @@ import Testing
 
             """
         let cookies = Cookie.netscapeFile(file)
+        #expect(Cookie.readNetscapeFile(file).skipped == 2, "the two lines that are neither cookie nor comment")
         #expect(
             cookies == [
                 Cookie(name: "sid", value: "abc", domain: "example.com", hostOnly: false),
@@ -155,11 +156,48 @@ import Testing
         #expect(Cookie.netscapeFile(jar.netscapeText(now: CookieTests.now + 50)).map(\.name) == ["a"])
     }
 
-    @Test func keepsAtMostItsCapacity() throws {
+    @Test func aServerFillsOnlyItsOwnDomainAndNeverPushesOutWhatWasGiven() throws {
+        let bank = Cookie(name: "session", value: "bank", domain: "bank.example")
+        let given = Cookie(name: "f", value: "file", domain: "h.example")
+        let jar = CookieJar([bank, given])
+        jar.store(setCookie: (0..<60).map { "c\($0)=1" }, from: try url("http://h.example/"), now: CookieTests.now)
+        let names = jar.cookies.map(\.name)
+        #expect(names.count == 2 + CookieJar.domainCapacity)
+        #expect(names.prefix(3) == ["session", "f", "c10"], "the domain's cookies set longest ago went")
+        #expect(jar.header(for: try url("http://bank.example/"), now: CookieTests.now) == "session=bank")
+    }
+
+    @Test func aFullJarRefusesAServersCookieAndCountsTheFilesLeftOut() throws {
         let jar = CookieJar()
-        let source = try url("http://h.example/")
-        jar.store(setCookie: (0...CookieJar.capacity).map { "c\($0)=1" }, from: source, now: CookieTests.now)
-        #expect(jar.cookies.count == CookieJar.capacity)
-        #expect(jar.cookies.first?.name == "c1", "the one stored longest ago went")
+        let file = (0..<3500).map { Cookie(name: "c", value: "1", domain: "h\($0).example") }
+        #expect(jar.load(file, now: CookieTests.now) == 500)
+        jar.store(setCookie: ["new=1"], from: try url("http://other.example/"), now: CookieTests.now)
+        #expect(jar.cookies == Array(file.prefix(CookieJar.capacity)))
+    }
+
+    @Test func loadingAHugeFileTakesLinearTime() throws {
+        // 200,000 cookies: a quadratic store takes minutes here.
+        let file = (0..<200_000).map { Cookie(name: "c\($0 % 7)", value: "v", domain: "h\($0).example") }
+        let clock = ContinuousClock()
+        let elapsed = clock.measure { _ = CookieJar().load(file, now: CookieTests.now) }
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
+    @Test func longAttributesAreIgnoredAndTheJarStaysWithinAFilesLimit() throws {
+        let long = String(repeating: "x", count: 1025)
+        let jar = try jar(["a=1; Path=/\(long); Domain=\(long).example.com"], from: "http://www.example.com/dir/f")
+        #expect(jar.cookies.map(\.path) == ["/dir"] && jar.cookies.first?.hostOnly == true)
+        let big = (0..<400).map { Cookie(name: "n", value: String(repeating: "v", count: 4000), domain: "h\($0).example", path: "/" + long) }
+        let full = CookieJar()
+        #expect(full.load(big, now: CookieTests.now) > 0)
+        #expect(full.netscapeText(now: CookieTests.now).utf8.count <= 1 << 20)
+    }
+
+    @Test func theCookieFieldLeavesOutTheLeastSpecificBeyond8KiB() throws {
+        let value = String(repeating: "v", count: 3000)
+        let jar = try jar(["a=\(value); Path=/", "b=\(value); Path=/d", "c=\(value); Path=/d/e"], from: "http://h.example/d/e/f")
+        let field = try #require(jar.header(for: try url("http://h.example/d/e/f"), now: CookieTests.now))
+        #expect(field.utf8.count <= CookieJar.headerCapacity)
+        #expect(field == "c=\(value); b=\(value)")
     }
 }

@@ -2,12 +2,15 @@ extension Cookie {
     /// The longest name and value together that is stored (RFC 6265bis §5.6: 4096 bytes); a
     /// longer one is dropped, as browsers do.
     static let maximumSize = 4096
+    /// The longest attribute value read (RFC 6265bis §5.6: 1024 bytes); a longer one is
+    /// ignored, so that no `Path` or `Domain` makes a cookie, or the file it is saved to, huge.
+    static let maximumAttributeSize = 1024
 
     /// The cookie a `Set-Cookie` field value sets when it comes in the answer to `url` at
     /// `now` (seconds since the epoch), by RFC 6265 §5.2–5.3; nil when it is to be ignored:
     /// no `name=`, a control character, too long, a `Domain` the host is not in (another
-    /// site, a bare top-level domain such as `com`, or any domain for an IP address), or
-    /// `Secure` from a plain http answer. A tab counts as a control character here: it
+    /// site, a bare top-level domain such as `com`, or any domain for an IP address) or that
+    /// is a public suffix such as `co.uk` (`PublicSuffix`), or `Secure` from a plain http answer. A tab counts as a control character here: it
     /// separates a cookie file's fields. A cookie whose expiry has passed is returned too:
     /// storing it removes the one it replaces.
     public init?(setCookie text: String, from url: HTTPURL, now: Int) {
@@ -58,6 +61,7 @@ extension Cookie {
             let equals = bytes.firstIndex(of: UInt8(ascii: "="))
             let key = Substring(bytes[..<(equals ?? bytes.endIndex)]).trimmingASCIISpaces().lowercased()
             let value = equals.map { Substring(bytes[bytes.index(after: $0)...]).trimmingASCIISpaces() } ?? ""
+            guard value.utf8.count <= Cookie.maximumAttributeSize else { return }
             switch key {
             case "expires":
                 if let seconds = CookieDate.seconds(value) { expires = seconds }
