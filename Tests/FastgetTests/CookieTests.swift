@@ -43,9 +43,20 @@ import Testing
         ("=1", "http://www.example.com/"),
         ("a=1\u{1}", "http://www.example.com/"),
         ("a=b\tc", "http://www.example.com/"),
+        ("a=1; Domain=co.uk", "http://www.example.co.uk/"), // public suffixes: every site under them
+        ("a=1; Domain=.github.io", "https://me.github.io/"),
+        ("a=1; Domain=s3.amazonaws.com", "http://bucket.s3.amazonaws.com/"),
     ])
     func refusesWhatRFC6265Ignores(field: String, from source: String) throws {
         #expect(Cookie(setCookie: field, from: try url(source), now: CookieTests.now) == nil)
+    }
+
+    @Test func aPublicSuffixHostKeepsItsCookieForItself() throws {
+        let jar = try jar(["a=1; Domain=github.io", "b=2; Domain=example.github.io"], from: "https://example.github.io/x")
+        #expect(jar.cookies.map(\.name) == ["b"])
+        let own = try self.jar(["a=1; Domain=github.io"], from: "https://github.io/x")
+        #expect(own.cookies.first?.hostOnly == true)
+        #expect(own.header(for: try url("https://evil.github.io/"), now: CookieTests.now) == nil)
     }
 
     @Test func anAddressKeepsItsCookieForItself() throws {

@@ -10,8 +10,8 @@ extension Cookie {
     /// `now` (seconds since the epoch), by RFC 6265 §5.2–5.3; nil when it is to be ignored:
     /// no `name=`, a control character, too long, a `Domain` the host is not in (another
     /// site, a bare top-level domain such as `com`, or any domain for an IP address) or that
-    /// is a public suffix such as `co.uk` (`PublicSuffix`), or `Secure` from a plain http answer. A tab counts as a control character here: it
-    /// separates a cookie file's fields. A cookie whose expiry has passed is returned too:
+    /// is a public suffix such as `co.uk` (`PublicSuffix`), or `Secure` from a plain http
+    /// answer. A tab counts as a control character here: it separates a cookie file's fields. A cookie whose expiry has passed is returned too:
     /// storing it removes the one it replaces.
     public init?(setCookie text: String, from url: HTTPURL, now: Int) {
         // Split on bytes: a `;` or `=` before a combining mark is no Character of its own.
@@ -31,12 +31,15 @@ extension Cookie {
         if let given = attributes.domain, given == host {
             // The host's own name: its subdomains too, except for an address (it has none) or
             // a dotless name, which may be a top-level domain (RFC 6265 §5.3 step 5).
-            hostOnly = Cookie.isAddress(host) || !host.utf8.contains(UInt8(ascii: "."))
+            // A public suffix itself (`github.io` as a host) gets a host-only cookie too, as browsers do.
+            hostOnly = Cookie.isAddress(host) || !host.utf8.contains(UInt8(ascii: ".")) || PublicSuffix.contains(host)
         } else if let given = attributes.domain {
             // Only a name within the host's own domain, never an address's "domain", and never
-            // one with no dot at all: `Domain=com` would be every .com site's cookie. (Without
-            // the public suffix list, `co.uk` still passes: it is at least the host's domain.)
-            guard !Cookie.isAddress(host), given.utf8.contains(UInt8(ascii: ".")), Cookie.domainMatches(host, given) else { return nil }
+            // one with no dot at all: `Domain=com` would be every .com site's cookie, nor a
+            // public suffix (`co.uk`, `github.io`: every site registered under it).
+            guard !Cookie.isAddress(host), given.utf8.contains(UInt8(ascii: ".")), !PublicSuffix.contains(given),
+                Cookie.domainMatches(host, given)
+            else { return nil }
             domain = given
             hostOnly = false
         }
