@@ -104,7 +104,7 @@ struct CommandLineOption {
                 "b", "cookie", "DATA", .text(CookieOptions.cookie), "send 'N=V; N2=V2' as cookies; no '=': a cookie file"),
             .init(nil, "load-cookies", "FILE", .text(CookieOptions.loadCookies), "read cookies from FILE (Netscape format)"),
             .init(
-                nil, "save-cookies", "FILE", .text(CookieOptions.saveCookies), "write the cookies to FILE at the end (mode 0600)",
+                nil, "save-cookies", "FILE", .text(CookieOptions.saveCookies), "write the cookies to FILE at the end (mode 0600; -: standard output)",
                 aliases: ["--cookie-jar"]),
             .init(
                 nil, "keep-session-cookies", .flag(\.acceptedHabit),

@@ -15,7 +15,8 @@ package enum CommandLineTool {
             invocation = try ArgumentParser.parse(Array(CommandLine.arguments.dropFirst()), configuration: ConfigurationFile.path)
             if !invocation.showHelp && !invocation.showVersion && invocation.completionShell == nil {
                 try ConfigurationFile.loadNetrc(&invocation)
-                try CookieOptions.load(&invocation)
+                let lossy = try CookieOptions.load(&invocation)
+                if let status = CookieOptions.checkSavePath(invocation, lossy: lossy) { exit(status) }
                 guard try Password.ask(&invocation) else {
                     Console.write("fastget: cancelled\n")
                     exit(FastgetError.Code.cancelled.exitCode)

@@ -40,8 +40,11 @@ struct Invocation {
     var noProgress = false
     /// `-w FORMAT`: printed on standard output when the run ends (`WriteOut`).
     var writeOut: String?
-    /// `--load-cookies FILE`, `-b FILE`: Netscape cookie files read when the run starts.
-    var cookieFiles: [String] = []
+    /// `--load-cookies FILE`, `-b FILE`: Netscape cookie files read when the run starts;
+    /// `optional`: `-b`'s, which may not exist yet (curl's first run with `-b F -c F`).
+    var cookieFiles: [(path: String, optional: Bool)] = []
+    /// Any cookie option was given: the jar is on, even with no file (`-b ''`).
+    var cookiesGiven = false
     /// `--save-cookies FILE`: where the cookies are written when the run ends.
     var cookieSavePath: String?
     /// Set by options accepted for another tool's habit that change nothing here (`-L`, `-O`).

@@ -135,7 +135,6 @@ import Testing
     }
 
     @Test(arguments: [
-        (["-b", "missing.txt"], "cannot read missing.txt"),
         (["--load-cookies", "missing.txt"], "cannot read missing.txt"),
         (["-b", "a=1\u{7}"], "option -b: the Cookie field contains a control character"),
         (["--save-cookies", ""], "option --save-cookies needs a file name"),
@@ -156,8 +155,8 @@ import Testing
         defer { directory.remove() }
         let result = try run(["-q", "--save-cookies", "no/such/jar.txt", "-o", "out.bin", server.url()], in: directory)
         #expect(result.status == 73, "\(result.stderr)")
-        #expect(result.stderr.contains("fastget: error: cannot save the cookies: cannot create no/such/jar.txt"), "\(result.stderr)")
-        #expect(SHA256.hex(ofFile: directory.file("out.bin")) == SHA256.hex(data), "the download itself is done")
+        #expect(result.stderr.contains("fastget: error: cannot save the cookies to no/such/jar.txt: no directory no/such"), "\(result.stderr)")
+        #expect(server.requests.isEmpty, "refused before downloading")
     }
 
     static func server(_ file: TestFile, address: String) throws -> TestServer {

@@ -172,10 +172,16 @@ struct Prober {
         -> (HTTPConnection, ResponseHead, HTTPURL)
     {
         var url = start
-        var visited: Set<String> = [start.description]
+        // A loop is a request sent again unchanged: the same URL may come back with the
+        // cookie it just set (a cookie gate), and `maximumRedirects` bounds the rest.
+        var visited: Set<String> = []
         var hops = 0
         while true {
             var request = requester.request(method, url, extra: extra)
+            let cookie = request.fields.last { $0.name.lowercased() == "cookie" }?.value ?? ""
+            guard visited.insert(url.description + "\n" + cookie).inserted else {
+                throw FastgetError(.protocolViolation, "redirect loop at \(url)")
+            }
             request.publicOnly = publicOnly
             let (connection, head) = try requester.send(request, onConnection: track)
             guard [301, 302, 303, 307, 308].contains(head.status), let location = head.location else {
@@ -197,9 +203,6 @@ struct Prober {
             }
             if url.scheme == .https && next.scheme == .http {
                 throw FastgetError(.protocolViolation, "refusing redirect from https to http (\(next))")
-            }
-            guard visited.insert(next.description).inserted else {
-                throw FastgetError(.protocolViolation, "redirect loop at \(next)")
             }
             requester.followed(from: url, to: next)
             url = next

@@ -56,7 +56,9 @@ final class Requester: Sendable {
         let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
         let host = user.first { $0.name.lowercased() == "host" }?.value
         var merged = UserHeaderField.merged(fields, user.filter { $0.name.lowercased() != "host" })
-        if takesCookies(url), let stored = cookies.header(for: url) {
+        // `-H 'Cookie:'` removes the field: the jar's cookies too, not only the user's.
+        let cookieRemoved = user.last { $0.name.lowercased() == "cookie" }?.value.isEmpty == true
+        if !cookieRemoved, takesCookies(url), let stored = cookies.header(for: url) {
             // One Cookie field (RFC 6265 §5.4): the user's own first, then the jar's.
             if let given = merged.firstIndex(where: { $0.name.lowercased() == "cookie" }) {
                 merged[given].value += "; " + stored
