@@ -23,6 +23,10 @@ enum OptionDetails {
         "remote-time": [
             "give the file the server's Last-Modified as its modification time (off by default, as in curl: the time is when it was downloaded; -N turns it on)"
         ],
+        "cookie": [
+            "cookies follow RFC 6265 within a download and across its redirects: domain, path, Secure, host-only, expiry; they go only to the download's URL and the origins its redirects lead to, never to another site, a mirror on another origin or the journal; -H 'Cookie:' sends none",
+            "refused: a Domain that is a public suffix (co.uk, github.io: a snapshot of 186 common suffixes, not the full list), a plain http answer replacing a Secure cookie; at most 3000 cookies, 50 per domain from servers, 1 MiB saved, 8 KiB sent",
+        ],
         "header": [
             "send this header field with every request (repeatable). As in curl, a field fastget sends itself (Host, User-Agent, Accept, Accept-Encoding, Authorization) is replaced by yours - the last one you give, sent once - and -H 'Name:' removes it (Host cannot be removed); a field on the command line replaces the configuration file's fields of that name (-A its User-Agent); fields fastget must set to stay correct are refused, exit 64, with the reason: Range, If-Range (segments and resume), If-None-Match, If-Modified-Since (a 304 is no file: use -N), Content-Length, Transfer-Encoding (no request has a body), Connection (fastget keeps connections), Proxy-Authorization (it would reach the server, not the proxy: put the credentials in --proxy's URL). Authorization, Cookie and Host go only to the URL's own origin (scheme, host, port), never after a redirect elsewhere nor to a mirror, as curl does. A CR, LF, NUL or other control character (any but tab) is refused (exit 64)"
         ],
