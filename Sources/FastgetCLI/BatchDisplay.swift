@@ -40,7 +40,7 @@ final class BatchDisplay: @unchecked Sendable {
                 window.add(progress)
                 running.append((url, name, progress, window))
             }
-            let now = BatchDisplay.seconds()
+            let now = Console.monotonicSeconds()
             guard now - lastDraw >= 0.1 else { return }
             lastDraw = now
             display.draw(short: -1, lines)
@@ -76,11 +76,5 @@ final class BatchDisplay: @unchecked Sendable {
         let speed = running.reduce(0) { $0 + $1.window.speed }
         lines.append(String("\(finished) of \(count) done, \(running.count) running, \(Format.bytes(speed))/s".prefix(max(20, width))))
         return lines
-    }
-
-    private static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -37,6 +37,16 @@ enum Console {
     }
 }
 
+extension Console {
+    /// Seconds on the monotonic clock (`ContinuousClock` is in the concurrency runtime, which
+    /// the static build leaves out).
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
 /// Columns and rows of a terminal.
 struct TerminalSize: Equatable {
     let columns: Int

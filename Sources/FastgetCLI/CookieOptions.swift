@@ -78,7 +78,7 @@ enum CookieOptions {
     /// curl's `-b F -c F URL`: fastget's `-c` is `--continue`, so `F` became the URL and the
     /// real one a mirror. A first "URL" without a scheme that is a local file says so.
     private static func refuseCurlsDashC(_ invocation: Invocation) throws(UsageError) {
-        guard let url = invocation.url, !url.contains("://"), access(url, F_OK) == 0 else { return }
+        guard let url = invocation.url, SharedLetter.schemeEnd(url) == nil, access(url, F_OK) == 0 else { return }
         throw UsageError(message: "\(url) is a local file, not a URL: -c is --continue here; curl's -c FILE is --save-cookies FILE")
     }
 

@@ -49,10 +49,22 @@ enum SharedLetter {
             throw UsageError(message: "-O\(attached): a file name (wget) or flags (curl)? write -o NAME")
         }
         guard let next, next == "-" || !next.hasPrefix("-") else { return nil }
-        if next == "-" || (!next.contains("://") && otherArgument) { return ("output", next, true) }
-        if next.contains("://") { return nil }
+        if next == "-" || (schemeEnd(next) == nil && otherArgument) { return ("output", next, true) }
+        if schemeEnd(next) != nil { return nil }
         // The only argument left: wget's name with the URL forgotten, or curl's URL without a scheme.
         throw UsageError(message: "-O \(next): a file name (wget) or a URL (curl)? write -o NAME, or the URL with http(s)://")
+    }
+
+    /// Where `text`'s `://` ends, if it has one. (By hand: `String.contains(String)` and
+    /// `firstRange(of:)` come from the string-processing module, which the static build leaves
+    /// out.)
+    static func schemeEnd(_ text: String) -> String.Index? {
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].hasPrefix("://") { return text.index(index, offsetBy: 3) }
+            index = text.index(after: index)
+        }
+        return nil
     }
 
     /// The letters of the options that take no value (`-L`, `-J`, `-k`, `-s`, `-4`…).

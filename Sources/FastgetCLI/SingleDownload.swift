@@ -4,16 +4,15 @@ import Fastget
 /// line, and its error's exit status when it fails.
 enum SingleDownload {
     static func run(_ invocation: Invocation) -> Int32 {
-        let started = ContinuousClock.now
+        let started = Console.monotonicSeconds()
         var outcome: Result<DownloadReport, FastgetError>?
         let status = download(invocation, outcome: &outcome)
         if let format = invocation.writeOut, let outcome {
-            let elapsed = started.duration(to: .now).components
             let values =
                 switch outcome {
                 case .success(let report): WriteOut.values(report)
                 case .failure(let error):
-                    WriteOut.values(error, url: invocation.url!, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                    WriteOut.values(error, url: invocation.url!, seconds: Console.monotonicSeconds() - started)
                 }
             Console.write(WriteOut.text(format, values), to: 1)
         }

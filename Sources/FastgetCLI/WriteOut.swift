@@ -49,10 +49,10 @@ enum WriteOut {
     /// `url` without the USER:PASS@ of its authority, parsed or not.
     static func withoutCredentials(_ url: String) -> String {
         if let parsed = try? HTTPURL(url) { return parsed.withoutCredentials.description }
-        guard let scheme = url.firstRange(of: "://") else { return url }
-        let authority = url[scheme.upperBound...].prefix { !"/?#".contains($0) }
+        guard let afterScheme = SharedLetter.schemeEnd(url) else { return url }
+        let authority = url[afterScheme...].prefix { !"/?#".contains($0) }
         guard let at = authority.lastIndex(of: "@") else { return url }
-        return String(url[..<scheme.upperBound] + url[url.index(after: at)...])
+        return String(url[..<afterScheme] + url[url.index(after: at)...])
     }
 
     /// `format` with its variables replaced, `%%` as `%`, and curl's `\n`, `\r`, `\t`, `\\`.
