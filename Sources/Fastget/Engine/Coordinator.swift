@@ -234,7 +234,8 @@ struct Coordinator {
     }
 
     /// Applies the governor's next change: more workers (as many as the allowance grants), or
-    /// fewer (the newest retire, their connections' slots go back to the allowance).
+    /// fewer (added workers whose answer a steal cut retire first, then the newest; their
+    /// connections' slots go back to the allowance).
     private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double, trace: GovernorTrace?) {
         guard !transfer.control.isStopped, let automatic else { return }
         let remaining = max(0, (transfer.resource.length ?? 0) - table.bytesWritten)

@@ -294,8 +294,10 @@ final class SegmentWorker {
         // stops exactly there (the rest of this response then goes unused).
         var offset = start
         defer { source.served(ByteRange(start: start, end: offset)) }
+        defer { slot.cut.store(false, ordering: .relaxed) }
         while offset < segment.end.load(ordering: .acquiring) {
             if retiring && pendingCommit == nil { break } // the rest goes back to the table
+            if segment.end.load(ordering: .relaxed) < end { slot.cut.store(true, ordering: .relaxed) }
             var limit = segment.end.load(ordering: .acquiring) - offset
             var allowance = 0
             if let limiter = transfer.limiter {

@@ -23,6 +23,10 @@ final class WorkerSlot: Sendable {
     /// Set by the coordinator before it shuts down this worker's connection for being below
     /// the low-speed limit: the failure that follows is that drop, not the server's.
     let slowDrop = Atomic<Bool>(false)
+    /// Set by the worker while the response it reads runs past its segment's end (a steal
+    /// moved the end down): that connection ends with the segment, so this worker is the
+    /// first to retire when the count goes down.
+    let cut = Atomic<Bool>(false)
     /// Set by the worker's thread as its last act.
     let finished = Atomic<Bool>(false)
 
@@ -47,7 +51,7 @@ final class WorkerSlot: Sendable {
 }
 
 /// The worker threads of one pass, run by the coordinator thread only: started up to the
-/// buffer pool's size, retired newest first, and joined once they end. A slot (its id and
+/// buffer pool's size, retired (`retiring`), and joined once they end. A slot (its id and
 /// buffer) is used again only after its thread was joined.
 final class WorkerCrew {
     private let transfer: Transfer
@@ -114,13 +118,24 @@ final class WorkerCrew {
         }
     }
 
-    /// Asks the newest active workers to end until `count` remain; each hands its segment
-    /// back at its next read.
+    /// Asks active workers to end until `count` remain (`WorkerCrew.retiring`); each hands its
+    /// segment back at its next read.
     func shrink(to count: Int) {
-        let newestFirst = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }.sorted { $0.id > $1.id }
-        for slot in newestFirst.prefix(max(0, newestFirst.count - count)) {
+        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }
+        let chosen = Set(WorkerCrew.retiring(active.map { ($0.id, $0.expendable, $0.cut.load(ordering: .relaxed)) }, keeping: count))
+        for slot in active where chosen.contains(slot.id) {
             slot.retire.store(true, ordering: .releasing)
         }
+    }
+
+    /// The ids of the workers to retire so that `count` remain, among the expendable ones (the
+    /// first worker, which retries, stays): first those whose connection ends with their
+    /// segment anyway (`WorkerSlot.cut`: the rest of its response was stolen, so the next range
+    /// it took would need a new connection and a new slow start), then the newest. The ones
+    /// that stay can go on to the ranges handed back over the connection they have.
+    static func retiring(_ workers: [(id: Int, expendable: Bool, cut: Bool)], keeping count: Int) -> [Int] {
+        let order = workers.filter(\.expendable).sorted { $0.cut != $1.cut ? $0.cut : $0.id > $1.id }
+        return order.prefix(max(0, workers.count - count)).map(\.id)
     }
 
     /// Threads started and not yet ended (retiring ones still hold a connection).
