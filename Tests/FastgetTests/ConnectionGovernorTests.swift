@@ -40,14 +40,30 @@ import Testing
     }
 
     @Test func theFirstStepComesOnceSlowStartsLastTwoLooksAgree() {
-        // A steady connection: after the ramp (0.1 s), the first looks come every 0.15 s; the
-        // second and third looks see the same rate, and those two steps are the measurement
-        // (0.55 s); no window of its own follows them (0.7 s before).
+        // A steady connection: its looks (0.1 s each) start as soon as it delivers and are
+        // taken on every tick, so the first two that see the same rate are the measurement
+        // (0.25 s). Looks at fixed times after a ramp took 0.55 s; a window of its own, 0.7 s.
         var governor = ConnectionGovernor(maximum: 16, now: 0)
         var bytes: Int64 = 0
         let first = run(&governor, from: 0, bytes: &bytes) { _ in 1_048_576 }
         #expect(first.change?.count == 4)
-        #expect(first.at < 0.6, "the first step came at \(first.at) s")
+        #expect(first.at < 0.3, "the first step came at \(first.at) s")
+    }
+
+    @Test func aRateStillGrowingIsNotTheFirstMeasurement() {
+        // Slow start: the rate doubles every 0.1 s for a second, then holds. No step is taken
+        // on a look inside the doubling (its two looks never agree), only once it holds.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        var now = 0.0
+        var change: ConnectionGovernor.Change?
+        while change == nil && now < 3 {
+            now += 0.02
+            bytes += Int64(65_536 * Double(1 << min(10, Int(now * 10))) * 0.02)
+            change = governor.tick(now: now, bytes: bytes, streaming: 1, remaining: 1 << 40, latency: 0.04)
+        }
+        #expect(change?.count == 4)
+        #expect(now > 1.15 && now < 1.5, "the first step came at \(now) s")
     }
 
     @Test func goesBackWhenMoreConnectionsDoNotHelp() {
@@ -129,5 +145,84 @@ import Testing
         var governor = ConnectionGovernor(maximum: 16, now: 0)
         governor.limited(to: 0, now: 1)
         #expect(governor.count == 1)
+    }
+}
+
+/// Judgments a noisy path puts off.
+@Suite struct ConnectionGovernorNoiseTests {
+    @Test func aNoisyStepIsJudgedOverALongerWindowBeforeItIsUndone() {
+        // A lossy path, 160 ms a request: in every 0.1 s each connection sends 2 MiB/s or
+        // stalls, at random. Added connections carry nothing for their first second (a
+        // handshake and a slow start that loss cut short). The first window after the step
+        // sees none of them, and it is not steady: rather than an undo, the same window goes
+        // on, twice as long, which sees the gain; the step stays and the count grows.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var now = 0.0
+        var bytes: Int64 = 0
+        var earlier: Int64 = 0
+        var stepAt: Double?
+        var changes: [(at: Double, count: Int)] = []
+        while now < 10, changes.count < 2 {
+            now += 0.02
+            let slot = Int(now * 10)
+            let first = ConnectionGovernorLinkTests.coin(0, slot) < 0.5 ? 2 * 1_048_576 * 0.02 : 0
+            var added = 0.0
+            if let stepAt {
+                for connection in 1..<governor.count where ConnectionGovernorLinkTests.coin(connection, slot) < 0.5 {
+                    added += now - stepAt >= 1 ? 2 * 1_048_576 * 0.02 : 0
+                }
+            }
+            bytes += Int64(first + added)
+            earlier += Int64(first)
+            let change = governor.tick(
+                now: now, bytes: bytes, earlier: earlier, streaming: governor.count, remaining: 1 << 40, latency: 0.16)
+            if let change {
+                changes.append((now, change.count))
+                stepAt = now
+            }
+        }
+        #expect(changes.first?.count == 4, "\(changes)")
+        #expect(changes.count == 2 && changes[1].count > 4, "undone instead: \(changes)")
+    }
+
+    @Test func aSteadyStepThatBringsNothingIsUndoneOnItsLongestWindow() {
+        // A shared link: steady, and four connections carry what one did. The window runs to
+        // its longest (0.5 s after a ramp of 0.1 s), no further: undone 0.6–1 s after the step,
+        // and never tried again within the run (the total did not fall).
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var now = 0.0
+        var bytes: Int64 = 0
+        var changes: [(at: Double, count: Int)] = []
+        while now < 4, changes.count < 3 {
+            now += 0.02
+            bytes += Int64(4 * 1_048_576 * 0.02)
+            let earlier = governor.count == 1 ? bytes : bytes / 4
+            if let change = governor.tick(now: now, bytes: bytes, earlier: earlier, streaming: governor.count, remaining: 1 << 40, latency: 0.04) {
+                changes.append((now, change.count))
+            }
+        }
+        #expect(changes.map(\.count) == [4, 1], "\(changes)")
+        #expect(changes.count == 2 && changes[1].at - changes[0].at >= 0.6 && changes[1].at - changes[0].at < 1, "\(changes)")
+    }
+}
+
+extension ConnectionGovernorNoiseTests {
+    @Test func aBurstThatEndsInSilenceWaitsForThePauseNotForAStepOfFour() {
+        // A server's first allowance over a slow start: the rate climbs from 2 to 8 MiB/s
+        // until 0.42 s, falls to nothing by 0.8 s (the allowance running out), then nothing
+        // comes. The first window ends 0.12 s into the silence, neither steady
+        // nor a burst and a pause: a step of four taken there would be judged on bursts. It
+        // waits; the silence becomes a pause, and the count goes to the cap.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var now = 0.0
+        var bytes: Int64 = 0
+        var change: ConnectionGovernor.Change?
+        while change == nil && now < 2 {
+            now += 0.02
+            let rate = now < 0.42 ? 2 + 15 * now : max(0, 8 - 21 * (now - 0.42))
+            bytes += Int64(rate * 1_048_576 * 0.02)
+            change = governor.tick(now: now, bytes: bytes, streaming: 1, remaining: 1 << 30, latency: 0.1)
+        }
+        #expect(change?.count == 16, "\(String(describing: change)) at \(now) s")
     }
 }

@@ -2,37 +2,44 @@
 /// the coordinator measures.
 ///
 /// What is measured: the bytes of all connections, and of those there before the last step,
-/// over a `ThroughputWindow`. A window starts once every connection delivers and a ramp of two
-/// request latencies has passed (a new connection's slow start). The first connection is
-/// looked at every shortest window until its rate stops growing; when its last two looks agree
-/// within a tenth (a rate held by a cap), they are the first measurement, and the first step is
-/// taken at once.
-/// Any other window ends when its two halves agree within a
-/// quarter, after at least 0.15 s and two request latencies, or at its longest: 0.5 s and four
-/// request latencies (about eight round trips), whole seconds once the server was seen to send
-/// in bursts. Windows follow each other without a gap, so every judgment is against the rate
-/// just before it, never against one from a burst or a slow start long gone.
+/// over a `ThroughputWindow`. The first connection is looked at on every tick, over its last
+/// two looks of a tenth of a second (or a request latency) each, until its rate stops growing;
+/// when the two agree within a tenth (a rate held by a cap), they are the first measurement,
+/// and the first step is taken at once. Any other window starts once every connection delivers
+/// and a ramp of two request latencies has passed (a new connection's slow start), and ends
+/// when its two halves agree within a quarter, after at least 0.15 s and two request
+/// latencies, or at its longest: 0.5 s and four request latencies (about eight round trips),
+/// whole seconds once the server was seen to send in bursts. Windows follow each other without
+/// a gap, so every judgment is against the rate just before it.
 ///
 /// The rule: one connection to start, then ×4. A step is judged by what each added connection
 /// brought, against a per-connection baseline from just before it (the larger of that rate and
-/// what the earlier connections carry in the window after it: on a shared link they slow down).
-/// The gain must also beat the windows' own noise. A step that brought three quarters of a
-/// connection each is followed by ×4, any other that helped by ×2; one that brought less than a
-/// tenth each, or nothing beyond the noise, is undone, and the count settles. When that step's
-/// baseline came from connections the step before had just added (their slow start's overshoot,
-/// which a lossy path does not sustain, may have been in it), the same step is tried once more
-/// after four longest windows, against their settled rate. A settled count tries a quarter
-/// more (at least one) after `reprobeInterval`, doubling the wait after each try that did not
-/// pay, up to `longestReprobeInterval`. It stops growing at the per-host cap, or when what is
-/// left would be done before more connections could be judged.
+/// what the earlier connections carry in the window after it: on a shared link they slow
+/// down). The gain must also beat the windows' own noise. A step that brought three quarters
+/// of a connection each is followed by ×4, any other that helped by ×2. One that brought less
+/// than a tenth each, or nothing beyond the noise, is undone: at once when the total fell by a
+/// fifth, otherwise only on a window of the longest length whose halves agree within a
+/// quarter; until then the same window goes on (to the longest, then two and four times
+/// that), as a lossy path's stalls and cut-short slow starts make a short window say little.
+/// An undone step whose baseline came from connections just started (the step before had
+/// added them, or the total fell by a fifth, which a link that is the limit never makes
+/// happen: their slow start's overshoot, which a lossy path does not keep, was in it) is tried
+/// once more a longest window later, against their settled rate. A settled count tries a
+/// quarter more (at least one) after `reprobeInterval`, doubling the wait after each try that
+/// did not pay, up to `longestReprobeInterval`. It stops growing at the per-host cap, or when what is left would
+/// be done before more connections could be judged.
 ///
 /// Why a burst or loss noise cannot fool it: a server that lets each connection's allowance
-/// out once a second (nginx `limit_rate`) makes every connection silent together; from then on
-/// windows last whole seconds, which hold as many releases as seconds whatever their phase, and
-/// a window half of which carried nothing is never judged. When the connections were idle at
-/// least half the time, the link cannot be the limit, so the count grows ×4 at once. A lossy
-/// path's sawtooth and timeouts make halves disagree, so its windows run to their longest, and
-/// a gain within their spread does not count.
+/// out once a second (nginx `limit_rate`) makes every connection silent together. A silence of
+/// every connection for two request latencies (about four round trips) is a pause — a link
+/// that is the limit is never idle while connections wait on it, and a sender with data never
+/// stops that long — and when the connections were idle at least a third of the time (a
+/// longest window at least, after a step), the count goes to its maximum at once (and is
+/// judged there against the rate before, as any step is); no step of ×4 is
+/// taken while such a silence may be beginning. From the first pause on, windows last whole
+/// seconds, which hold as many releases as seconds whatever their phase, and a window half of
+/// which carried nothing is never judged. A lossy path's sawtooth and timeouts make halves
+/// disagree, so its windows run long, and a gain within their spread does not count.
 ///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
 /// `GovernorTrace` records those inputs, and the tests replay them.
@@ -62,6 +69,17 @@ struct ConnectionGovernor {
     private var retry: Int?
     /// Whether the step being judged was taken on the first window after a growth step.
     private var freshBaseline = false
+    /// A step was taken (the count is no longer the one the download started with).
+    private var stepped = false
+    /// How many times the judgment of the step was put off for a longer window (see `judge`).
+    private var extensions = 0
+    /// At most this many times: to the longest window, then twice and four times as long.
+    static let longestExtensions = 3
+
+    /// The length of a window put off `extensions` times.
+    static func extendedLength(_ longest: Double, _ extensions: Int) -> Double {
+        extensions > 0 ? longest * Double(1 << (extensions - 1)) : longest
+    }
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
@@ -75,7 +93,7 @@ struct ConnectionGovernor {
     private var bursty = false
     /// A window whose halves differ by this share of the faster is one burst and a pause.
     static let burstSpread = 0.95
-    /// The first connection's last three looks while in slow start.
+    /// The first connection's byte counts over its last two looks while in slow start.
     private var looks: [(time: Double, bytes: Int64)] = []
 
     /// A measurement lasts at least this many seconds (and two request latencies)…
@@ -84,11 +102,12 @@ struct ConnectionGovernor {
     static let longestWindow = 0.5
     /// Seconds after every connection delivers before a measurement starts, at least.
     static let ramp = 0.1
-    /// Seconds every connection must have been silent, at least (and four request latencies),
-    /// for a pause: a link that is the limit is never idle while connections wait on it, so a
+    /// Seconds every connection must have been silent, at least (and two request latencies,
+    /// about four round trips), for a pause: a link that is the limit is never idle while
+    /// connections wait on it, and a sender with data never stops for round trips on end, so a
     /// pause means something holds each connection back (a server's per-connection rate, a
     /// lossy path's timeouts), and more connections cannot slow the others down.
-    static let pause = 0.3
+    static let pause = 0.15
     /// Seconds after a change within which every connection should deliver; past it, the
     /// measurement starts anyway (a connection with nothing to take delivers nothing).
     static let startupLimit = 1.0
@@ -99,7 +118,9 @@ struct ConnectionGovernor {
     static let reprobeInterval = 4.0
     static let longestReprobeInterval = 32.0
     /// Longest windows after an undo before the same step is tried again (see `retry`).
-    static let settling = 4.0
+    static let settling = 1.0
+    /// Seconds of one look at the first connection, at least (and a request latency).
+    static let shortestLook = 0.1
     /// How far the first connection's last two looks may differ (a share of the faster) to
     /// count as its settled rate.
     static let flat = 0.1
@@ -107,6 +128,9 @@ struct ConnectionGovernor {
     /// growing ×4; below the second, the step is undone.
     static let linearShare = 0.75
     static let meaningfulShare = 0.1
+    /// A share of the baseline by which the total after a step must fall for its undo to come
+    /// without a longer window, and to be tried again (see `judge`).
+    static let dropShare = 0.2
 
     init(maximum: Int, initial: Int = 1, now: Double) {
         precondition(maximum >= 1 && initial >= 1)
@@ -147,14 +171,18 @@ struct ConnectionGovernor {
             quiet = (bytes, now)
             idle = 0
         }
-        if now - quiet.since >= max(ConnectionGovernor.pause, 4 * latency),
+        if now - quiet.since >= max(ConnectionGovernor.pause, 2 * latency),
             let change = paused(now: now, bytes: bytes, remaining: remaining, latency: latency)
         {
             return change
         }
         guard var window else {
-            guard now - deliveringSince! >= timing.ramp else { return nil }
-            switch slowStart(now: now, bytes: bytes, step: timing.shortest) {
+            let first = before == nil && nextProbe == nil && now - changedAt < ConnectionGovernor.slowStartLimit
+            // The first connection's slow start is what its looks see: they start at once.
+            // Added connections get their ramp before a measurement starts.
+            guard first || now - deliveringSince! >= timing.ramp else { return nil }
+            let look = max(ConnectionGovernor.shortestLook, latency)
+            switch slowStart(now: now, bytes: bytes, step: look, over: deliveringSince! + timing.ramp + 2 * look) {
             case .growing:
                 return nil
             case .over:
@@ -166,14 +194,19 @@ struct ConnectionGovernor {
                 return measured(rates, now: now, remaining: remaining, latency: latency)
             }
         }
-        let shortest = bursty ? timing.longest : timing.shortest
-        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: timing.longest) else {
+        // A judgment put off runs its window to the longer end, steady or not.
+        let longest = ConnectionGovernor.extendedLength(timing.longest, extensions)
+        let shortest = extensions > 0 ? longest : bursty ? timing.longest : timing.shortest
+        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: longest) else {
             self.window = window
             return nil
         }
         // The next measurement starts at once: a settled count's rate stays current.
         self.window = ThroughputWindow(now: now, bytes: bytes, earlier: earlier)
-        return measured(rates, now: now, remaining: remaining, latency: latency)
+        let extended = extensions
+        let change = measured(rates, now: now, remaining: remaining, latency: latency)
+        if extensions > extended { self.window = window } // the same measurement, for longer
+        return change
     }
 
     /// What a finished measurement leads to: a judgment of the step before it, a try of a
@@ -183,9 +216,14 @@ struct ConnectionGovernor {
             // Half the window carried (almost) nothing: a burst and a pause, not a rate. From
             // now on, whole seconds; this window is not judged.
             bursty = true
+            extensions = 0
             return nil
         }
         if let before { return judge(rates, before: before, now: now, remaining: remaining, latency: latency) }
+        // Every connection silent for a request latency or more, now: maybe a pause beginning
+        // (a server's allowance spent), which `paused` answers with the maximum once it has
+        // lasted. A step of ×4 taken now would be judged on bursts, in whole seconds.
+        if now - quiet.since >= max(latency, ConnectionGovernor.shortestLook), !bursty { return nil }
         if let nextProbe {
             guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
                 return nil
@@ -215,6 +253,22 @@ struct ConnectionGovernor {
         let significant = rates.all - baseline > noise
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
+            // Fewer connections only on a window of the longest length, and a steady one: a
+            // short window's halves may agree by chance on a lossy path, where every
+            // connection stalls now and then and the added ones may still be in a slow start
+            // that loss keeps cutting short. Until then, no verdict: the same window goes on,
+            // to the longest length, then twice and four times that.
+            let longest = ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
+            // A total that fell by a fifth or more needs no longer look: the undo comes at once,
+            // and the measurement after it tells whether the baseline was a transient.
+            let unsteady = rates.spread > 1 - ThroughputWindow.steadyShare
+            let fell = before.rate - rates.all > max(noise, ConnectionGovernor.dropShare * before.rate)
+            if extensions < ConnectionGovernor.longestExtensions, !fell, unsteady || rates.seconds < longest {
+                repeat { extensions += 1 } while extensions < ConnectionGovernor.longestExtensions
+                    && ConnectionGovernor.extendedLength(longest, extensions) <= rates.seconds
+                return nil
+            }
+            extensions = 0
             let undone = count
             count = before.count
             changedAt = now
@@ -222,11 +276,13 @@ struct ConnectionGovernor {
             deliveringSince = nil // the connections left deliver already: the next tick starts anew
             window = nil
             settle(now: now)
-            if freshBaseline, retry == nil {
-                // The baseline came from connections a step had just added: their rate then may
-                // still have held their slow start's overshoot, which a lossy path does not
-                // sustain, so the step looked worse than it is. Once they have settled, the
-                // same step is tried once more, against their settled rate.
+            if freshBaseline || fell, retry == nil {
+                // The baseline came from connections just started (a step had just added them,
+                // or more carried a fifth less in all than they did, which a link that is the
+                // limit never makes happen): their rate then may still have held their slow
+                // start's overshoot, which a lossy path does not sustain, so the step looked
+                // worse than it is. Once they have settled, the same step is tried once more,
+                // against their settled rate.
                 retry = undone
                 nextProbe = now + ConnectionGovernor.settling * ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
             } else {
@@ -237,6 +293,7 @@ struct ConnectionGovernor {
         }
         probeInterval = ConnectionGovernor.reprobeInterval
         retry = nil
+        extensions = 0
         guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
             let reason = count == maximum ? "at the cap of \(maximum)" : "too little left to need more"
             settle(now: now)
@@ -250,29 +307,42 @@ struct ConnectionGovernor {
     }
 
     /// Every connection has been silent for a pause: from now on, measurements last whole
-    /// seconds. When the connections were idle at least half the time since the count took
-    /// effect, the link cannot be what limits them (a link that is the limit is busy while they
-    /// wait on it): the count grows ×4 at once, judged against what the earlier connections
-    /// carry beside the added ones. A stall of a busy download (a slow disk, a hiccup) does
-    /// not qualify, nor a try still backing off.
+    /// seconds. When the connections were idle at least a third of the time since the count took
+    /// effect (a longest window at least, after a step: a stall just after one says nothing),
+    /// the link cannot be what limits them (a link that is the limit is busy while they wait on
+    /// it): the count goes to the maximum at once, judged against the rate since the count took
+    /// effect, as any step is, so a link the stalls came from undoes it. Not ×4: a server that holds each connection
+    /// back (nginx's `limit_rate`, a lossy path's timeouts) gains from every one it is given,
+    /// and each step of whole-second windows in between would cost a second or more at a
+    /// fraction of the link. A stall of a busy download (a slow disk, a hiccup) does not
+    /// qualify, nor a try still backing off.
     private mutating func paused(now: Double, bytes: Int64, remaining: Int64, latency: Double) -> Change? {
         let silent = now - quiet.since
         quiet = (bytes, now) // once per pause
+        if !bursty { extensions = 0 } // from now on, windows of whole seconds
         bursty = true
         let elapsed = now - (deliveringSince ?? now)
-        guard count < maximum, elapsed > 0, idle >= elapsed / 2, nextProbe.map({ now >= $0 }) ?? true else { return nil }
-        let rate = Double(bytes - bytesAtChange) / max(now - changedAt, ConnectionGovernor.ramp)
+        let longest = ConnectionGovernor.timing(latency: latency).longest
+        guard count < maximum, elapsed >= longest || !stepped, idle >= elapsed / 3, nextProbe.map({ now >= $0 }) ?? true else {
+            return nil
+        }
+        // Over a second at least: a server's first allowance, in before its first second is
+        // over, is not its rate.
+        let rate = Double(bytes - bytesAtChange) / max(now - changedAt, 1)
         guard worthGrowing(rate: rate, remaining: remaining, latency: latency) else { return nil }
         before = nil
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
-        return step(to: count * 4, rates: ThroughputWindow.Rates(all: 0, earlier: 0), now: now, reason: reason)
+        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
     }
 
-    /// Where the first connection is in its slow start, looked at every `step` seconds.
+    /// Where the first connection is in its slow start, over its last two looks of `step`
+    /// seconds each.
     private enum SlowStart {
-        /// Its rate over the last step still grew by more than a quarter.
+        /// Its rate over the last look still grew by more than a quarter, or neither grew
+        /// that much nor held, and the ramp and two looks are not over yet.
         case growing
-        /// Past `slowStartLimit`, or its rate grows slowly or fell: a measurement starts now.
+        /// Past `slowStartLimit`, or its rate neither grows by a quarter nor holds within a
+        /// tenth once the ramp and two looks are over: a measurement starts now.
         case over
         /// Its last two steps carried rates within `flat` of each other: together they are a
         /// measurement.
@@ -281,24 +351,28 @@ struct ConnectionGovernor {
 
     /// Whether the first connection is still in slow start, for at most `slowStartLimit`
     /// seconds. A baseline taken there, at the peak a lossy path will not sustain, would make
-    /// every step look bad.
-    private mutating func slowStart(now: Double, bytes: Int64, step: Double) -> SlowStart {
+    /// every step look bad. Looked at on every tick over the last two `step`s, so that the
+    /// first moment its rate holds is seen, not the next look after it; a rate between
+    /// growing and flat is given until `over` (the ramp and two steps) to settle.
+    private mutating func slowStart(now: Double, bytes: Int64, step: Double, over: Double) -> SlowStart {
         guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return .over }
-        if let last = looks.last, now - last.time < step { return .growing }
         looks.append((now, bytes))
-        if looks.count > 3 { looks.removeFirst() }
-        guard looks.count == 3 else { return .growing }
-        func rate(_ from: Int) -> Double { Double(looks[from + 1].bytes - looks[from].bytes) / (looks[from + 1].time - looks[from].time) }
-        let (first, second) = (rate(0), rate(1))
+        // What two steps back needs: the last look at or before then, and those after it.
+        while looks.count > 2, looks[1].time <= now - 2 * step { looks.removeFirst() }
+        guard let start = looks.first, now - start.time >= 2 * step,
+            let middle = looks.last(where: { $0.time <= now - step }), middle.time > start.time, now > middle.time
+        else { return .growing }
+        let first = Double(middle.bytes - start.bytes) / (middle.time - start.time)
+        let second = Double(bytes - middle.bytes) / (now - middle.time)
         guard first > 0, second <= 1.25 * first else { return .growing }
         let spread = 1 - min(first, second) / max(first, second)
         // Flat, not merely slowing: after slow start, CUBIC still grows a connection that has
         // a link to itself by a tenth or more per look, and a baseline taken there would make
         // the next connections look useful (measured on the lab's `shared` link). Anything
         // short of flat gets a window of its own, as any later measurement does.
-        guard spread <= ConnectionGovernor.flat else { return .over }
-        let all = Double(bytes - looks[0].bytes) / (now - looks[0].time)
-        return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread))
+        guard spread <= ConnectionGovernor.flat else { return now >= over ? .over : .growing }
+        let all = Double(bytes - start.bytes) / (now - start.time)
+        return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread, seconds: now - start.time))
     }
 
     /// Whether more connections can pay for their setup: the rest would take longer, at the
@@ -317,6 +391,8 @@ struct ConnectionGovernor {
         }
         before = (count, rates.all, rates.spread)
         freshBaseline = fresh
+        stepped = true
+        extensions = 0
         nextProbe = nil
         count = next
         changedAt = now
@@ -337,6 +413,7 @@ struct ConnectionGovernor {
     /// at the next try (other downloads may have given connections back by then).
     mutating func limited(to granted: Int, now: Double) {
         count = max(1, granted)
+        extensions = 0
         changedAt = now
         bytesAtChange = lastTick?.bytes ?? 0
         deliveringSince = nil

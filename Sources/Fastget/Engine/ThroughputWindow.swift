@@ -25,6 +25,10 @@ struct ThroughputWindow {
         /// How far the halves' rates differ, as a share of the faster (0 steady, 1 when one half
         /// carried nothing): the measurement's own noise.
         var spread = 0.0
+        /// How long the window was.
+        var seconds = 0.0
+        /// The rate of its later half (0 when a half is empty).
+        var late = 0.0
     }
 
     private var samples: [Sample]
@@ -49,24 +53,26 @@ struct ThroughputWindow {
         let first = samples[0]
         let seconds = now - first.time
         guard seconds >= shortest else { return nil }
-        let spread = self.spread
-        let rates = Rates(all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread)
+        let halves = self.halves
+        let spread = halves.map { 1 - min($0.early, $0.late) / max($0.early, $0.late) } ?? 1
+        let rates = Rates(
+            all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread,
+            seconds: seconds, late: halves?.late ?? 0)
         if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
         return nil
     }
 
-    /// How far the two halves' rates differ, as a share of the faster (1 when either carried
-    /// nothing).
-    private var spread: Double {
+    /// The two halves' rates (nil when either carried nothing).
+    private var halves: (early: Double, late: Double)? {
         let first = samples[0]
         let last = samples[samples.count - 1]
         let middleTime = (first.time + last.time) / 2
         guard let middle = samples.last(where: { $0.time <= middleTime }), middle.time > first.time, last.time > middle.time else {
-            return 1
+            return nil
         }
-        let before = Double(middle.bytes - first.bytes) / (middle.time - first.time)
-        let after = Double(last.bytes - middle.bytes) / (last.time - middle.time)
-        guard before > 0, after > 0 else { return 1 }
-        return 1 - min(before, after) / max(before, after)
+        let early = Double(middle.bytes - first.bytes) / (middle.time - first.time)
+        let late = Double(last.bytes - middle.bytes) / (last.time - middle.time)
+        guard early > 0, late > 0 else { return nil }
+        return (early, late)
     }
 }
