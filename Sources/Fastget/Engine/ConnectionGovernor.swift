@@ -73,13 +73,6 @@ struct ConnectionGovernor {
     private var stepped = false
     /// How many times the judgment of the step was put off for a longer window (see `judge`).
     private var extensions = 0
-    /// At most this many times: to the longest window, then twice and four times as long.
-    static let longestExtensions = 3
-
-    /// The length of a window put off `extensions` times.
-    static func extendedLength(_ longest: Double, _ extensions: Int) -> Double {
-        extensions > 0 ? longest * Double(1 << (extensions - 1)) : longest
-    }
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
@@ -91,46 +84,8 @@ struct ConnectionGovernor {
     /// sends in bursts, and a short window that looks steady may be one burst. Measurements
     /// last whole seconds from then on.
     private var bursty = false
-    /// A window whose halves differ by this share of the faster is one burst and a pause.
-    static let burstSpread = 0.95
     /// The first connection's byte counts over its last two looks while in slow start.
     private var looks: [(time: Double, bytes: Int64)] = []
-
-    /// A measurement lasts at least this many seconds (and two request latencies)…
-    static let shortestWindow = 0.15
-    /// …and at most this many seconds (and four request latencies).
-    static let longestWindow = 0.5
-    /// Seconds after every connection delivers before a measurement starts, at least.
-    static let ramp = 0.1
-    /// Seconds every connection must have been silent, at least (and two request latencies,
-    /// about four round trips), for a pause: a link that is the limit is never idle while
-    /// connections wait on it, and a sender with data never stops for round trips on end, so a
-    /// pause means something holds each connection back (a server's per-connection rate, a
-    /// lossy path's timeouts), and more connections cannot slow the others down.
-    static let pause = 0.15
-    /// Seconds after a change within which every connection should deliver; past it, the
-    /// measurement starts anyway (a connection with nothing to take delivers nothing).
-    static let startupLimit = 1.0
-    /// Seconds from the start after which slow start is taken to be over.
-    static let slowStartLimit = 2.0
-    /// A settled count tries more connections after this many seconds, then after twice as
-    /// many each time a try did not pay, up to the longest.
-    static let reprobeInterval = 4.0
-    static let longestReprobeInterval = 32.0
-    /// Longest windows after an undo before the same step is tried again (see `retry`).
-    static let settling = 1.0
-    /// Seconds of one look at the first connection, at least (and a request latency).
-    static let shortestLook = 0.1
-    /// How far the first connection's last two looks may differ (a share of the faster) to
-    /// count as its settled rate.
-    static let flat = 0.1
-    /// Shares of an existing connection's throughput that each added one must bring: for
-    /// growing ×4; below the second, the step is undone.
-    static let linearShare = 0.75
-    static let meaningfulShare = 0.1
-    /// A share of the baseline by which the total after a step must fall for its undo to come
-    /// without a longer window, and to be tried again (see `judge`).
-    static let dropShare = 0.2
 
     init(maximum: Int, initial: Int = 1, now: Double) {
         precondition(maximum >= 1 && initial >= 1)
@@ -141,13 +96,6 @@ struct ConnectionGovernor {
 
     /// Whether the coordinator should tick often: while a step is judged or before the first.
     var isMeasuring: Bool { nextProbe == nil }
-
-    /// Seconds of the ramp, the shortest and the longest measurement, for a request latency.
-    /// A bursty server's measurements last whole seconds (its allowance comes each second).
-    static func timing(latency: Double, bursty: Bool = false) -> (ramp: Double, shortest: Double, longest: Double) {
-        let longest = max(longestWindow, 4 * latency)
-        return (max(ramp, 2 * latency), max(shortestWindow, 2 * latency), bursty ? max(1, longest.rounded(.up)) : longest)
-    }
 
     /// Called on every coordinator tick.
     /// - Parameters:
@@ -260,11 +208,13 @@ struct ConnectionGovernor {
             // to the longest length, then twice and four times that.
             let longest = ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
             // A total that fell by a fifth or more needs no longer look: the undo comes at once,
-            // and the measurement after it tells whether the baseline was a transient.
+            // and the step is tried again once the connections left have settled (below).
             let unsteady = rates.spread > 1 - ThroughputWindow.steadyShare
             let fell = before.rate - rates.all > max(noise, ConnectionGovernor.dropShare * before.rate)
             if extensions < ConnectionGovernor.longestExtensions, !fell, unsteady || rates.seconds < longest {
-                repeat { extensions += 1 } while extensions < ConnectionGovernor.longestExtensions
+                repeat {
+                    extensions += 1
+                } while extensions < ConnectionGovernor.longestExtensions
                     && ConnectionGovernor.extendedLength(longest, extensions) <= rates.seconds
                 return nil
             }

@@ -293,8 +293,10 @@ final class SegmentWorker {
         // Re-read the end before every read: a steal may have moved it down, and the worker
         // stops exactly there (the rest of this response then goes unused).
         var offset = start
-        defer { source.served(ByteRange(start: start, end: offset)) }
-        defer { slot.cut.store(false, ordering: .relaxed) }
+        defer {
+            source.served(ByteRange(start: start, end: offset))
+            slot.cut.store(false, ordering: .relaxed)
+        }
         while offset < segment.end.load(ordering: .acquiring) {
             if retiring && pendingCommit == nil { break } // the rest goes back to the table
             if segment.end.load(ordering: .relaxed) < end { slot.cut.store(true, ordering: .relaxed) }
@@ -344,16 +346,21 @@ final class SegmentWorker {
             }
             tick?()
         }
-        if offset < end {
-            // Stolen from, or retiring: the body continues past where this worker stops.
-            connection.shutdown()
+        try finish(connection, asked: ByteRange(start: start, end: end), got: offset, since: bodyStarted)
+    }
+
+    /// After a response's last read: a body cut short (stolen from, or retiring) ends its
+    /// connection; a whole one gives this worker's speed, and its connection is kept if the
+    /// body ended exactly there.
+    private func finish(_ connection: HTTPConnection, asked: ByteRange, got offset: Int64, since bodyStarted: Double) throws {
+        guard offset >= asked.end else {
+            connection.shutdown() // the body continues past where this worker stops
             return
         }
         let seconds = MonotonicClock.seconds() - bodyStarted
-        if seconds > 0, offset - start >= SegmentWorker.minimumSteal {
-            measuredSpeed = Int64(Double(offset - start) / seconds)
+        if seconds > 0, offset - asked.start >= SegmentWorker.minimumSteal {
+            measuredSpeed = Int64(Double(offset - asked.start) / seconds)
         }
-        // Everything asked for is in; keep the connection only if the body ended exactly there.
         if try connection.finishBody(scratch: buffer, deadline: transfer.requester.ioDeadline) {
             kept = connection
         } else {
