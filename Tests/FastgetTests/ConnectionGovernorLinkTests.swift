@@ -29,6 +29,7 @@ import Testing
         var random = Random(state: 42)
         var started: [Double] = [0] // per connection, oldest first
         var bytes: [Double] = [0]
+        var retired = 0.0 // bytes of connections that ended: the total never goes down
         var outcome = Outcome()
         let tick = 0.02
         var now = 0.0
@@ -37,7 +38,7 @@ import Testing
             for index in started.indices where now - started[index] >= latency {
                 bytes[index] += link(index, started[index], now, tick, started.count, &random)
             }
-            let total = Int64(bytes.reduce(0, +))
+            let total = Int64(retired + bytes.reduce(0, +))
             let earlier = Int64(zip(started, bytes).filter { $0.0 < governor.changedAt }.map(\.1).reduce(0, +))
             let streaming = started.indices.filter { bytes[$0] > 0 }.count
             guard let change = governor.tick(now: now, bytes: total, earlier: earlier, streaming: streaming, remaining: 1 << 40, latency: latency)
@@ -49,7 +50,7 @@ import Testing
             }
             while started.count > change.count {
                 started.removeLast()
-                bytes.removeLast()
+                retired += bytes.removeLast()
             }
         }
         return outcome
@@ -255,5 +256,23 @@ extension ConnectionGovernorLinkTests {
         }
         #expect((changes.last?.count ?? 1) <= 4, "\(changes)")
         #expect(!changes.contains { $0.count == 16 }, "\(changes)")
+    }
+}
+
+extension ConnectionGovernorLinkTests {
+    @Test func aSpentTokenBucketIsNoReasonToWaitForTheNextTry() {
+        // nginx `limit_rate_after 4m; limit_rate 1m` on a 12.5 MiB/s link: each request's first
+        // 4 MiB come at the link's rate, so four connections look no better than one, and the
+        // step is undone; then every connection is held to 1 MiB a second. The pauses that
+        // follow are not left to the next try, 4 s later: the rate the undo was judged at has
+        // fallen by more than half, and the count goes to the cap.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        let outcome = simulate(&governor, seconds: 8, latency: 0.08) { _, started, now, tick, alive, _ in
+            let share = 12.5 * Self.mebibyte / Double(alive)
+            if now - started < 4 * Self.mebibyte / share { return share * tick }
+            return (now - tick).rounded(.down) != now.rounded(.down) ? Self.mebibyte : 0
+        }
+        #expect(outcome.final == 16, "\(outcome.counts)")
+        #expect((outcome.reached(16) ?? .infinity) < 3, "\(outcome.counts)")
     }
 }

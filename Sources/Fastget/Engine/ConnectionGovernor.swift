@@ -71,6 +71,8 @@ struct ConnectionGovernor {
     private var freshBaseline = false
     /// A step was taken (the count is no longer the one the download started with).
     private var stepped = false
+    /// What the count an undo went back to carried when the step was judged.
+    private var settledRate: Double?
     /// How many times the judgment of the step was put off for a longer window (see `judge`).
     private var extensions = 0
     /// The bytes at the last tick, and since when they have not moved.
@@ -220,6 +222,7 @@ struct ConnectionGovernor {
             }
             extensions = 0
             let undone = count
+            settledRate = before.rate
             count = before.count
             changedAt = now
             bytesAtChange = lastTick?.bytes ?? 0
@@ -273,12 +276,15 @@ struct ConnectionGovernor {
         bursty = true
         let elapsed = now - (deliveringSince ?? now)
         let longest = ConnectionGovernor.timing(latency: latency).longest
-        guard count < maximum, elapsed >= longest || !stepped, idle >= elapsed / 3, nextProbe.map({ now >= $0 }) ?? true else {
-            return nil
-        }
+        guard count < maximum, elapsed >= longest || !stepped, idle >= elapsed / 3 else { return nil }
         // Over a second at least: a server's first allowance, in before its first second is
         // over, is not its rate.
         let rate = Double(bytes - bytesAtChange) / max(now - changedAt, 1)
+        // A count backing off after an undo waits for its next try, unless its rate has since
+        // fallen to half what it was judged at: what holds the connections back has changed
+        // (a token bucket spent, as nginx's `limit_rate_after` does), and the undo's verdict
+        // is stale.
+        if let nextProbe, now < nextProbe, !(settledRate.map { rate < $0 / 2 } ?? false) { return nil }
         guard worthGrowing(rate: rate, remaining: remaining, latency: latency) else { return nil }
         before = nil
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
@@ -340,6 +346,7 @@ struct ConnectionGovernor {
             return nil
         }
         before = (count, rates.all, rates.spread)
+        settledRate = nil
         freshBaseline = fresh
         stepped = true
         extensions = 0
