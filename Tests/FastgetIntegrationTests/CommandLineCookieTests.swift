@@ -11,8 +11,10 @@ import Testing
 
     /// `/login` sets the session cookie and redirects to `/file.bin`, which is refused (403)
     /// without it: what aria2 and wget download.
-    func loginServer(redirectTo target: (@Sendable () -> String)? = nil) throws -> TestServer {
-        try TestServer { [data] request in
+    func loginServer(redirectTo target: (@Sendable () -> String)? = nil, rate: Double? = nil) throws -> TestServer {
+        var configuration = TestServer.Configuration()
+        if let rate { configuration.rate = { @Sendable (_: Int) -> Double? in rate } }
+        return try TestServer(configuration) { [data] request in
             if request.target == "/login" {
                 return .status(302, fields: [("Location", target?() ?? "/file.bin"), ("Set-Cookie", "sid=s3cret; Path=/; HttpOnly")])
             }
@@ -52,7 +54,10 @@ import Testing
     }
 
     @Test func neverSendsACookieToAMirrorOnAnotherOrigin() throws {
-        let primary = try loginServer()
+        // The primary at 2 MiB/s a connection: the mirror's workers get their ranges before the
+        // primary's could finish the file on its own (unpaced, on a fast machine, it sometimes
+        // did, and the mirror saw no range request).
+        let primary = try loginServer(rate: 2 * 1_048_576)
         let mirror = try TestServer(file: TestFile(data)) // the same host, another port
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
