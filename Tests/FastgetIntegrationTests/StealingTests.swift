@@ -56,4 +56,55 @@ import Testing
         #expect(server.requests.filter { $0.method == "GET" }.count == 4)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
     }
+
+    @Test func aStalledTailIsStolenAtOnce() throws {
+        // Two segments of 4 MiB. The second one's answer sends all but its last 128 KiB at
+        // loopback speed, then stalls (as a connection does that spent a per-second allowance)
+        // until a request for part of that tail arrives. Its measured speed is the burst's, so
+        // by speed alone the tail looks a millisecond from done; its silence says otherwise.
+        let data = testBytes(count: 8 << 20, seed: 47)
+        let half = Int64(4 << 20)
+        let held: Int64 = 128 * 1024
+        let stolen = DispatchSemaphore(value: 0)
+        let file = TestFile(data)
+        let server = try TestServer { request in
+            guard let value = request.header("Range"), value.hasPrefix("bytes=") else { return .file(file) }
+            let bounds = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            guard let first = Int64(bounds[0]) else { return .file(file) }
+            if first > Int64(data.count) - held { stolen.signal() }
+            guard first == half else { return .file(file) }
+            let head =
+                "HTTP/1.1 206 Partial Content\r\nETag: \"fastget-test-1\"\r\n"
+                + "Content-Range: bytes \(half)-\(data.count - 1)/\(data.count)\r\nContent-Length: \(half)\r\n\r\n"
+            let sent = Array(head.utf8) + data[Int(half)..<(data.count - Int(held))]
+            return .staged(head: sent) {
+                _ = stolen.wait(timeout: .now() + 10) // bounded: the test fails, it does not hang
+                return Array(data[(data.count - Int(held))...])
+            }
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = 2
+        options.minimumSegmentSize = 1 << 20
+        options.hedging = false
+        // The coordinator measures speeds once per progress tick (its first measurement at the
+        // second tick): at one a second, the stall would show in the speeds after two seconds,
+        // so only the silence can prompt the steal within one.
+        options.progressInterval = 1
+        options.output = directory.file("f.bin")
+        let report = try Download(url: server.url(), options: options).run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(report.steals >= 1)
+        let gets = server.requests.filter { $0.method == "GET" }
+        let victim = try #require(gets.first { $0.header("Range")?.hasPrefix("bytes=\(half)-") == true })
+        let steal = try #require(
+            gets.first { request in
+                guard let value = request.header("Range"), let first = Int64(value.dropFirst(6).split(separator: "-")[0]) else { return false }
+                return first > Int64(data.count) - held
+            })
+        // The silence that marks it stalled is 50 ms (two round trips here are less); a steal
+        // by the burst's fading speed would come seconds after it.
+        #expect(steal.received - victim.received < 1.0, "the stalled tail was stolen \(steal.received - victim.received) s after its request")
+    }
 }

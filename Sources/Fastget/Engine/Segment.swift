@@ -11,6 +11,10 @@ final class Segment: Sendable {
     let written: Atomic<Int64>
     /// Bytes per second lately, measured by the coordinator; 0 until known.
     let speed = Atomic<Int64>(0)
+    /// When its worker last wrote body bytes (monotonic nanoseconds); 0 until its first bytes.
+    /// A victim silent for a while is stalled (a per-connection allowance spent until the next
+    /// release, a lost packet waiting for its retransmission), however fast `speed` says it was.
+    let moved = Atomic<UInt64>(0)
     /// Whether a worker has taken it.
     let owned = Atomic<Bool>(false)
     /// Whether an idle worker has a hedge request out for this segment's tail.

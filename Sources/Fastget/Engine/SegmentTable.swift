@@ -50,23 +50,35 @@ final class SegmentTable: Sendable {
     /// finish together at their speeds (an even split when either speed is unknown); what the
     /// victim may already have in flight stays with it (`reserve` bytes at most, less for a slow
     /// victim), the part taken must be at least `minimum` bytes, and the victim must still need
-    /// `minimumETA` seconds. Returns the new segment, owned by the caller, or nil when nothing
-    /// is worth taking.
-    func steal(minimum: Int64, reserve: Int64, thiefSpeed: Int64, minimumETA: Double) -> Segment? {
+    /// `minimumETA` seconds. A victim that wrote nothing since `stalledBefore` (monotonic
+    /// nanoseconds; 0 for never) is stalled: whatever speed it showed before, it finishes last
+    /// and its tail is split evenly. Returns the new segment, owned by the caller, or nil when
+    /// nothing is worth taking.
+    func steal(minimum: Int64, reserve: Int64, thiefSpeed: Int64, minimumETA: Double, stalledBefore: UInt64 = 0) -> Segment? {
         func kept(_ segment: Segment) -> Int64 {
             let speed = segment.speed.load(ordering: .relaxed)
             return speed > 0 ? min(reserve, max(SegmentTable.minimumReserve, Int64(Double(speed) * SegmentTable.reserveSeconds))) : reserve
         }
+        // Its speed is measured over the coordinator's ticks (half a second once the count is
+        // settled): under a per-second allowance it still shows the last burst's rate while the
+        // connection waits for the next release, so a tail left on it looked about to finish.
+        func stalled(_ segment: Segment) -> Bool {
+            let moved = segment.moved.load(ordering: .relaxed)
+            return moved != 0 && moved < stalledBefore
+        }
         return structure.withLock { segments in
-            var best: (index: Int, eta: Double)?
+            // The stalled first (the one with the most left), then the longest time to finish.
+            var best: (index: Int, eta: Double, rank: (Int, Double))?
             for (index, segment) in segments.enumerated() where segment.owned.load(ordering: .relaxed) {
                 let remaining = segment.remaining
                 guard remaining - kept(segment) >= minimum else { continue }
                 // Not measured yet: assume it runs about as fast as the thief did.
                 let speed = segment.speed.load(ordering: .relaxed)
                 let estimate = speed > 0 ? speed : thiefSpeed
-                let eta = estimate > 0 ? Double(remaining) / Double(estimate) : .infinity
-                if best == nil || eta > best!.eta { best = (index, eta) }
+                let isStalled = stalled(segment)
+                let eta = isStalled || estimate <= 0 ? .infinity : Double(remaining) / Double(estimate)
+                let rank = (isStalled ? 1 : 0, isStalled ? Double(remaining) : eta)
+                if best == nil || rank > best!.rank { best = (index, eta, rank) }
             }
             // A victim about to finish is not worth a new request.
             guard let best, best.eta >= minimumETA else { return nil }
@@ -74,7 +86,7 @@ final class SegmentTable: Sendable {
             let end = victim.end.load(ordering: .acquiring)
             let remaining = end - victim.written.load(ordering: .acquiring)
             let movable = remaining - kept(victim)
-            let victimSpeed = Double(victim.speed.load(ordering: .relaxed))
+            let victimSpeed = stalled(victim) ? 0 : Double(victim.speed.load(ordering: .relaxed))
             let share = victimSpeed > 0 && thiefSpeed > 0 ? Double(thiefSpeed) / (Double(thiefSpeed) + victimSpeed) : 0.5
             var taken = min(movable, Int64(Double(remaining) * share))
             // Many workers fall idle at once when the fast ones finish. Halving halves would

@@ -41,11 +41,6 @@ final class SegmentWorker {
     /// The coordinator asked this worker to end (an automatic count went down).
     private var retiring: Bool { slot.retire.load(ordering: .acquiring) }
 
-    /// Bytes after a victim's watermark that a steal leaves with it, for what may already be on
-    /// its way to the victim. (Correctness does not depend on it: a victim keeps only bytes
-    /// below its end as it reads it, and what it writes past a later end is the same bytes.)
-    static let stealReserve: Int64 = 32 * 1024
-
     /// Ranged mode: unclaimed segments first, then halves stolen from the slowest; when
     /// nothing is worth a split, hedges on the tail of a segment far slower than the rest, until
     /// every segment is complete.
@@ -121,20 +116,6 @@ final class SegmentWorker {
         slot.failedOut.store(true, ordering: .relaxed)
         transfer.post(.notice("an added connection failed (\(error.message)); carrying on with the others"))
     }
-
-    /// A steal pays off when the victim still needs several times what a request takes to be
-    /// answered (measured on this download: a round trip on a kept connection, a handshake on
-    /// a new one).
-    private func steal(from table: SegmentTable, minimum: Int64, speed: Int64) -> Segment? {
-        let minimumETA = max(SegmentWorker.minimumStealETA, 4 * transfer.latency.seconds)
-        return table.steal(minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed, minimumETA: minimumETA)
-    }
-
-    /// The fewest bytes a steal takes (with the default segment size, 32 KiB).
-    static let minimumSteal: Int64 = 16 * 1024
-
-    /// The least time a victim must still need for a steal, however fast requests are answered.
-    static let minimumStealETA = 0.02
 
     /// The smallest tail worth a hedge request.
     static let minimumHedge: Int64 = 16 * 1024
@@ -339,6 +320,7 @@ final class SegmentWorker {
             }
             offset += Int64(count)
             segment.written.store(offset, ordering: .releasing)
+            segment.moved.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
             credit(count)
             if !streamed {
                 streamed = true
