@@ -60,18 +60,21 @@ import Testing
     @Test func aStalledTailIsStolenAtOnce() throws {
         // Two segments of 4 MiB. The second one's answer sends all but its last 128 KiB at
         // loopback speed, then stalls (as a connection does that spent a per-second allowance)
-        // until a request for part of that tail arrives. Its measured speed is the burst's, so
-        // by speed alone the tail looks a millisecond from done; its silence says otherwise.
+        // until another request for part of it arrives. The first connection is paced at
+        // 16 MiB/s, so its worker becomes a thief a quarter of a second in, long after the
+        // stall began, measuring 16 MiB/s: by speed alone the tail looks 8 ms from done; its
+        // silence says otherwise.
         let data = testBytes(count: 8 << 20, seed: 47)
         let half = Int64(4 << 20)
         let held: Int64 = 128 * 1024
         let stolen = DispatchSemaphore(value: 0)
         let file = TestFile(data)
-        let server = try TestServer { request in
+        let paced = TestServer.Configuration(rate: { $0 == 0 ? 16 * 1_048_576 : nil })
+        let server = try TestServer(paced) { request in
             guard let value = request.header("Range"), value.hasPrefix("bytes=") else { return .file(file) }
             let bounds = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
             guard let first = Int64(bounds[0]) else { return .file(file) }
-            if first > Int64(data.count) - held { stolen.signal() }
+            if first > half { stolen.signal() }
             guard first == half else { return .file(file) }
             let head =
                 "HTTP/1.1 206 Partial Content\r\nETag: \"fastget-test-1\"\r\n"

@@ -50,6 +50,44 @@ import Testing
         #expect(first.at < 0.3, "the first step came at \(first.at) s")
     }
 
+    @Test func aStepWhoseConnectionsCarryTheirShareAtOnceIsFollowedAtOnce() {
+        // Each connection capped at 2 MiB/s from its first byte (kernel pacing): four carry four
+        // times one as soon as they deliver, so 16 come a look after them (0.1 s), not after
+        // a ramp and a window (0.25 s and more).
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        let capped = { (count: Int) in Double(count) * 2 * 1_048_576 }
+        let first = run(&governor, from: 0, bytes: &bytes, rate: capped)
+        #expect(first.change?.count == 4)
+        let second = run(&governor, from: first.at, bytes: &bytes, rate: capped)
+        #expect(second.change?.count == 16)
+        #expect(second.at - first.at < 0.2, "16 came \(second.at - first.at) s after 4")
+    }
+
+    @Test func newConnectionsFirstAllowanceIsNoEarlyGain() throws {
+        // A server that sends in bursts: the one connection went silent for 0.1 s once. Four
+        // connections then bring four times its rate, but only for their first half second (a
+        // new request's first allowance): that is no reason to go to 16 at once (a look after
+        // they deliver, 0.07 s), only on a window of its own (0.27 s and more).
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var bytes: Int64 = 0
+        var now = 0.0
+        var fourAt: Double?
+        var sixteenAt: Double?
+        while now < 2, sixteenAt == nil {
+            now += 0.02
+            let silent = now > 0.1 && now <= 0.2
+            let rate = governor.count == 1 ? 1_048_576.0 : now - (fourAt ?? now) < 0.5 ? 4 * 1_048_576.0 : 1_048_576.0
+            if !silent { bytes += Int64(rate * 0.02) }
+            if let change = governor.tick(now: now, bytes: bytes, streaming: governor.count, remaining: 1 << 40, latency: 0.001) {
+                if change.count == 4 { fourAt = now }
+                if change.count == 16 { sixteenAt = now }
+            }
+        }
+        let four = try #require(fourAt)
+        #expect(sixteenAt.map { $0 - four > 0.15 } ?? true, "16 came \(sixteenAt! - four) s after 4")
+    }
+
     @Test func aRateStillGrowingIsNotTheFirstMeasurement() {
         // Slow start: the rate doubles every 0.1 s for a second, then holds. No step is taken
         // on a look inside the doubling (its two looks never agree), only once it holds.

@@ -48,4 +48,23 @@ import Testing
         let taken = try #require(table.steal(minimum: 16 * 1024, reserve: 32 * 1024, thiefSpeed: 0, minimumETA: 0.02, stalledBefore: 2_000))
         #expect(taken.start > b.start)
     }
+
+    @Test func aSmallSilentTailDoesNotHideTheRestFromThieves() throws {
+        // `a` is silent with 50 KiB left: half of it is under the 32 KiB a steal must take, so
+        // it is no stalled victim; by its speed (1 kB/s) it is the one to take, and a fast
+        // thief takes all it may of it.
+        let (table, a, _) = table()
+        a.written.store((1 << 20) - 50 * 1024, ordering: .relaxed)
+        a.speed.store(1000, ordering: .relaxed)
+        let taken = try #require(
+            table.steal(minimum: 32 * 1024, reserve: 32 * 1024, thiefSpeed: 1_000_000, minimumETA: 0.02, stalledBefore: 2_000))
+        #expect(taken.start == (1 << 20) - 46 * 1024)
+    }
+
+    @Test func aReleasedSegmentIsNotStalledForItsNextWorker() throws {
+        let (table, a, _) = table()
+        a.owned.store(false, ordering: .relaxed)
+        let claimed = try #require(table.claim())
+        #expect(claimed === a && a.moved.load(ordering: .relaxed) == 0)
+    }
 }

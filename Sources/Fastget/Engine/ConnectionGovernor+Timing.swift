@@ -34,8 +34,12 @@ extension ConnectionGovernor {
     static let longestReprobeInterval = 32.0
     /// Longest windows after an undo before the same step is tried again (see `retry`).
     static let settling = 1.0
-    /// Seconds of one look at the first connection, at least (and a request latency).
-    static let shortestLook = 0.1
+    /// Seconds of one look at the first connection: 25 request latencies (round trips, each
+    /// of which TCP may send in one burst), between these two lengths, and one latency at least.
+    /// On a link of a few milliseconds a look is short, and the first step comes sooner.
+    static let shortestLook = 0.05
+    static let longestLook = 0.1
+    static func look(latency: Double) -> Double { max(latency, min(longestLook, max(shortestLook, 25 * latency))) }
     /// How far the first connection's last two looks may differ (a share of the faster) to
     /// count as its settled rate.
     static let flat = 0.1
@@ -52,5 +56,27 @@ extension ConnectionGovernor {
     static func timing(latency: Double, bursty: Bool = false) -> (ramp: Double, shortest: Double, longest: Double) {
         let longest = max(longestWindow, 4 * latency)
         return (max(ramp, 2 * latency), max(shortestWindow, 2 * latency), bursty ? max(1, longest.rounded(.up)) : longest)
+    }
+
+    /// Whether more connections can pay for their setup: the rest would take longer, at the
+    /// current rate, than a ramp and a measurement of them plus a few request latencies.
+    static func worthGrowing(rate: Double, remaining: Int64, latency: Double, bursty: Bool) -> Bool {
+        guard rate > 0 else { return false }
+        let timing = timing(latency: latency, bursty: bursty)
+        return Double(remaining) / rate >= 4 * latency + timing.ramp + timing.longest
+    }
+
+    /// Where the first connection is in its slow start, over its last two looks of `step`
+    /// seconds each.
+    enum SlowStart {
+        /// Its rate over the last look still grew by more than a quarter, or neither grew
+        /// that much nor held, and the ramp and two looks are not over yet.
+        case growing
+        /// Past `slowStartLimit`, or its rate neither grows by a quarter nor holds within a
+        /// tenth once the ramp and two looks are over: a measurement starts now.
+        case over
+        /// Its last two steps carried rates within `flat` of each other: together they are a
+        /// measurement.
+        case steady(ThroughputWindow.Rates)
     }
 }

@@ -3,9 +3,9 @@
 ///
 /// What is measured: the bytes of all connections, and of those there before the last step,
 /// over a `ThroughputWindow`. The first connection is looked at on every tick, over its last
-/// two looks of a tenth of a second (or a request latency) each, until its rate stops growing;
-/// when the two agree within a tenth (a rate held by a cap), they are the first measurement,
-/// and the first step is taken at once. Any other window starts once every connection delivers
+/// two looks of a tenth of a second (a twentieth where requests take a few ms) each, until its
+/// rate stops growing; when the two agree within a tenth (a rate held by a cap), they are the
+/// first measurement, and the first step is taken at once. Any other window starts once every connection delivers
 /// and a ramp of two request latencies has passed (a new connection's slow start), and ends
 /// when its two halves agree within a quarter, after at least 0.15 s and two request
 /// latencies, or at its longest: 0.5 s and four request latencies (about eight round trips),
@@ -16,7 +16,8 @@
 /// brought, against a per-connection baseline from just before it (the larger of that rate and
 /// what the earlier connections carry in the window after it: on a shared link they slow
 /// down). The gain must also beat the windows' own noise. A step that brought three quarters
-/// of a connection each is followed by ×4, any other that helped by ×2. One that brought less
+/// of a connection each is followed by ×4 (at once, before its ramp and window, when they carry
+/// that from their first bytes), any other that helped by ×2. One that brought less
 /// than a tenth each, or nothing beyond the noise, is undone: at once when the total fell by a
 /// fifth, otherwise only on a window of the longest length whose halves agree within a
 /// quarter; until then the same window goes on (to the longest, then two and four times
@@ -82,10 +83,15 @@ struct ConnectionGovernor {
     private var lastTick: (time: Double, bytes: Int64)?
     private var idle = 0.0
     private var bytesAtChange: Int64 = 0
+    /// All bytes and the earlier connections' bytes when every connection first delivered.
+    private var bytesAtDelivery: (all: Int64, earlier: Int64) = (0, 0)
     /// Every connection was once silent together, or half a window carried nothing: the server
     /// sends in bursts, and a short window that looks steady may be one burst. Measurements
     /// last whole seconds from then on.
     private var bursty = false
+    /// Every connection was once silent together for a look: new connections may show a
+    /// server's first allowance, not their rate (see `early`).
+    private var silentOnce = false
     /// The first connection's byte counts over its last two looks while in slow start.
     private var looks: [(time: Double, bytes: Int64)] = []
 
@@ -114,10 +120,12 @@ struct ConnectionGovernor {
         let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         if bytes != quiet.bytes { quiet = (bytes, now) }
         if let last = lastTick, bytes == last.bytes { idle += now - last.time }
+        if now - quiet.since >= ConnectionGovernor.look(latency: latency) { silentOnce = true }
         lastTick = (now, bytes)
         if deliveringSince == nil {
             guard streaming >= count || now - changedAt >= ConnectionGovernor.startupLimit else { return nil }
             deliveringSince = now
+            bytesAtDelivery = (bytes, earlier)
             quiet = (bytes, now)
             idle = 0
         }
@@ -126,12 +134,13 @@ struct ConnectionGovernor {
         {
             return change
         }
+        if let change = early(now: now, bytes: bytes, earlier: earlier, remaining: remaining, latency: latency) { return change }
         guard var window else {
             let first = before == nil && nextProbe == nil && now - changedAt < ConnectionGovernor.slowStartLimit
             // The first connection's slow start is what its looks see: they start at once.
             // Added connections get their ramp before a measurement starts.
             guard first || now - deliveringSince! >= timing.ramp else { return nil }
-            let look = max(ConnectionGovernor.shortestLook, latency)
+            let look = ConnectionGovernor.look(latency: latency)
             switch slowStart(now: now, bytes: bytes, step: look, over: deliveringSince! + timing.ramp + 2 * look) {
             case .growing:
                 return nil
@@ -173,15 +182,17 @@ struct ConnectionGovernor {
         // Every connection silent for a request latency or more, now: maybe a pause beginning
         // (a server's allowance spent), which `paused` answers with the maximum once it has
         // lasted. A step of ×4 taken now would be judged on bursts, in whole seconds.
-        if now - quiet.since >= max(latency, ConnectionGovernor.shortestLook), !bursty { return nil }
+        if now - quiet.since >= ConnectionGovernor.look(latency: latency), !bursty { return nil }
         if let nextProbe {
-            guard now >= nextProbe, count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
+            guard now >= nextProbe, count < maximum,
+                ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
+            else {
                 return nil
             }
             if let retry { return step(to: retry, rates: rates, now: now, reason: "trying \(retry) again, against a settled rate") }
             return step(to: count + max(1, count / 4), rates: rates, now: now, reason: "trying more connections")
         }
-        guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
+        guard count < maximum, ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty) else {
             settle(now: now)
             return nil
         }
@@ -247,7 +258,7 @@ struct ConnectionGovernor {
         probeInterval = ConnectionGovernor.reprobeInterval
         retry = nil
         extensions = 0
-        guard count < maximum, worthGrowing(rate: rates.all, remaining: remaining, latency: latency) else {
+        guard count < maximum, ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty) else {
             let reason = count == maximum ? "at the cap of \(maximum)" : "too little left to need more"
             settle(now: now)
             return Change(count: count, reason: "\(added) more gave \(percent)% each; \(reason)")
@@ -257,6 +268,29 @@ struct ConnectionGovernor {
         let target = share >= ConnectionGovernor.linearShare ? count * 4 : count * 2
         return step(
             to: target, rates: rates, now: now, reason: "\(added) more gave \(percent)% of a connection's throughput each", fresh: true)
+    }
+
+    /// A step whose added connections each carry three quarters of a connection's rate from
+    /// their first bytes on is judged at once, without its ramp and window: a slow start only
+    /// makes new connections look worse than they will be, so a gain that shows already is
+    /// one (on a link that is the limit, the total cannot grow by that much). Not once every
+    /// connection was silent together for a look: a server that sends in bursts (nginx's
+    /// `limit_rate` gives each new request its first second at once) may be holding them back,
+    /// and new connections' first allowances then pass for a gain the step does not keep.
+    private mutating func early(now: Double, bytes: Int64, earlier: Int64, remaining: Int64, latency: Double) -> Change? {
+        guard let before, extensions == 0, !bursty, !silentOnce, let since = deliveringSince else { return nil }
+        let seconds = now - since
+        guard seconds >= max(ConnectionGovernor.look(latency: latency), 2 * latency) else { return nil }
+        let all = Double(bytes - bytesAtDelivery.all) / seconds
+        let rates = ThroughputWindow.Rates(
+            all: all, earlier: Double(earlier - bytesAtDelivery.earlier) / seconds, spread: before.spread, seconds: seconds)
+        let baseline = max(before.rate, rates.earlier)
+        let gain = (all - baseline) / Double(max(1, count - before.count))
+        // Beyond the noise `judge` will reckon too, so that it takes this step and no other.
+        guard baseline > 0, gain >= ConnectionGovernor.linearShare * baseline / Double(before.count),
+            all - baseline > before.spread * all / 2
+        else { return nil }
+        return judge(rates, before: before, now: now, remaining: remaining, latency: latency)
     }
 
     /// Every connection has been silent for a pause: from now on, measurements last whole
@@ -285,24 +319,10 @@ struct ConnectionGovernor {
         // (a token bucket spent, as nginx's `limit_rate_after` does), and the undo's verdict
         // is stale.
         if let nextProbe, now < nextProbe, !(settledRate.map { rate < $0 / 2 } ?? false) { return nil }
-        guard worthGrowing(rate: rate, remaining: remaining, latency: latency) else { return nil }
+        guard ConnectionGovernor.worthGrowing(rate: rate, remaining: remaining, latency: latency, bursty: bursty) else { return nil }
         before = nil
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
         return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
-    }
-
-    /// Where the first connection is in its slow start, over its last two looks of `step`
-    /// seconds each.
-    private enum SlowStart {
-        /// Its rate over the last look still grew by more than a quarter, or neither grew
-        /// that much nor held, and the ramp and two looks are not over yet.
-        case growing
-        /// Past `slowStartLimit`, or its rate neither grows by a quarter nor holds within a
-        /// tenth once the ramp and two looks are over: a measurement starts now.
-        case over
-        /// Its last two steps carried rates within `flat` of each other: together they are a
-        /// measurement.
-        case steady(ThroughputWindow.Rates)
     }
 
     /// Whether the first connection is still in slow start, for at most `slowStartLimit`
@@ -329,14 +349,6 @@ struct ConnectionGovernor {
         guard spread <= ConnectionGovernor.flat else { return now >= over ? .over : .growing }
         let all = Double(bytes - start.bytes) / (now - start.time)
         return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread, seconds: now - start.time))
-    }
-
-    /// Whether more connections can pay for their setup: the rest would take longer, at the
-    /// current rate, than a ramp and a measurement of them plus a few request latencies.
-    private func worthGrowing(rate: Double, remaining: Int64, latency: Double) -> Bool {
-        guard rate > 0 else { return false }
-        let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
-        return Double(remaining) / rate >= 4 * latency + timing.ramp + timing.longest
     }
 
     private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String, fresh: Bool = false) -> Change? {

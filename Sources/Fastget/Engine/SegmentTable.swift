@@ -33,6 +33,7 @@ final class SegmentTable: Sendable {
         structure.withLock { segments in
             for segment in segments where !segment.isComplete && !segment.owned.load(ordering: .relaxed) {
                 segment.owned.store(true, ordering: .relaxed)
+                segment.moved.store(0, ordering: .relaxed) // a released one's silence is not its new worker's
                 return segment
             }
             return nil
@@ -75,7 +76,9 @@ final class SegmentTable: Sendable {
                 // Not measured yet: assume it runs about as fast as the thief did.
                 let speed = segment.speed.load(ordering: .relaxed)
                 let estimate = speed > 0 ? speed : thiefSpeed
-                let isStalled = stalled(segment)
+                // Stalled only while an even split is still worth a steal: a small silent tail
+                // must not hide the others from every thief.
+                let isStalled = stalled(segment) && min(remaining - kept(segment), remaining / 2) >= minimum
                 let eta = isStalled || estimate <= 0 ? .infinity : Double(remaining) / Double(estimate)
                 let rank = (isStalled ? 1 : 0, isStalled ? Double(remaining) : eta)
                 if best == nil || rank > best!.rank { best = (index, eta, rank) }
@@ -86,7 +89,7 @@ final class SegmentTable: Sendable {
             let end = victim.end.load(ordering: .acquiring)
             let remaining = end - victim.written.load(ordering: .acquiring)
             let movable = remaining - kept(victim)
-            let victimSpeed = stalled(victim) ? 0 : Double(victim.speed.load(ordering: .relaxed))
+            let victimSpeed = best.rank.0 == 1 ? 0 : Double(victim.speed.load(ordering: .relaxed))
             let share = victimSpeed > 0 && thiefSpeed > 0 ? Double(thiefSpeed) / (Double(thiefSpeed) + victimSpeed) : 0.5
             var taken = min(movable, Int64(Double(remaining) * share))
             // Many workers fall idle at once when the fast ones finish. Halving halves would

@@ -7,7 +7,8 @@ extension SegmentWorker {
 
     /// A steal pays off when the victim still needs several times what a request takes to be
     /// answered (measured on this download: a round trip on a kept connection, a handshake on
-    /// a new one). A victim silent for two of those is stalled, whatever its speed was.
+    /// a new one). A victim silent for two of those is stalled, whatever its speed was; not
+    /// under `--limit-rate`, whose waits for an allowance are silences too.
     func steal(from table: SegmentTable, minimum: Int64, speed: Int64) -> Segment? {
         let latency = transfer.latency.seconds
         let minimumETA = max(SegmentWorker.minimumStealETA, 4 * latency)
@@ -15,7 +16,7 @@ extension SegmentWorker {
         let now = MonotonicClock.nanoseconds()
         return table.steal(
             minimum: minimum, reserve: SegmentWorker.stealReserve, thiefSpeed: speed, minimumETA: minimumETA,
-            stalledBefore: now > silence ? now - silence : 0)
+            stalledBefore: transfer.limiter == nil && now > silence ? now - silence : 0)
     }
 
     /// The shortest silence that makes a victim stalled: longer than the gaps between a
