@@ -40,6 +40,7 @@ package final class FileLock: @unchecked Sendable {
                 throw error
             }
             var named = stat()
+            faultCountLookup()
             if stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
                 return FileLock(path: path, descriptor: fd)
             }
@@ -66,6 +67,7 @@ package final class FileLock: @unchecked Sendable {
     /// file and believe it is the one at `path`).
     package func release() {
         guard descriptor >= 0 else { return }
+        faultCountUnlink()
         unlink(path)
         Glibc.close(descriptor)
         descriptor = -1
