@@ -8,11 +8,12 @@ extension Download {
         let files = SidecarFiles(destination)
         try files.checkNameLength()
         let path = files.lock
-        if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)
         } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
+            // A symbolic link, FIFO, device or directory there: never opened (`FileLock.acquire`).
+            if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
             throw FastgetError(
                 .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
                 hint: "move it away, or use -o FILE to save elsewhere")
