@@ -4,7 +4,7 @@ import Testing
 
 /// What a file of a list costs in system calls, counted by the fault injector (armed, injecting
 /// nothing): a small file that one response carries whole needs each of its paths looked at
-/// once per step.
+/// once per step, its lock as its only removal, and no journal.
 @Suite struct ListCostTests {
     static let count = 12
     static let files = (0..<count).map { testBytes(count: 64 * 1024, seed: UInt64(900 + $0)) }
@@ -33,17 +33,26 @@ import Testing
 
     /// Per file: the destination, `.part` and journal looked at before the first request and
     /// again under the lock, the lock's own check, the free space, the `.part` and final name
-    /// around the rename, the journal before the rename, and the directory. No path is looked at
-    /// twice in one step.
+    /// around the rename, and the directory. No path is looked at twice in one step, and the
+    /// journal that was not there is not looked for again before the rename.
     @Test func aSmallFileLooksAtEachPathOncePerStep() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let run = try ListCostTests.run(in: directory)
         let lookups = run.count("calls-lookup")
         // A few more once per run (the directory's creation).
-        #expect(lookups > 0 && lookups <= 12 * ListCostTests.count + 4, "\(lookups) path lookups for \(ListCostTests.count) files")
+        #expect(lookups > 0 && lookups <= 11 * ListCostTests.count + 4, "\(lookups) path lookups for \(ListCostTests.count) files")
         // The `.part`'s own `fstat` gives its identity for every later check, and the mark's
         // its modification time.
         #expect(run.count("calls-fstat") <= 2 * ListCostTests.count, "\(run.count("calls-fstat")) fstat calls")
+    }
+
+    /// A file that needed no journal removes none (none was there, none was written): the lock
+    /// file is the only name a file's download removes.
+    @Test func aSmallFileRemovesOnlyItsLock() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try ListCostTests.run(in: directory)
+        #expect(run.count("calls-unlink") == ListCostTests.count, "\(run.count("calls-unlink")) removals")
     }
 }

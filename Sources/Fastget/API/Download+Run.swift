@@ -242,7 +242,7 @@ extension Download {
             let checked = !start.keptUnchecked || checksum != nil
             // A journal claiming every byte, durable before the rename: only such a journal
             // lets a rerun that finds it beside the final file call that file complete.
-            if let checkpointer = start.checkpointer, FileSystem.exists(checkpointer.path) { _ = try? checkpointer.checkpoint(start.table) }
+            if let checkpointer = start.checkpointer, checkpointer.hasJournal { _ = try? checkpointer.checkpoint(start.table) }
             try start.output.finish(
                 length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified)
         } catch {

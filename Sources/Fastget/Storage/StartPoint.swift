@@ -89,7 +89,8 @@ struct StartPoint {
             notice("\(partPath) cannot be resumed (\(why)); starting from 0")
         }
         try checkSpace(for: destination, needed: resource.length ?? 0, freed: partSize)
-        if look.journal != nil { try? FileSystem.remove(journalPath) }
+        // A journal that would not go is still there: the checkpointer must know it.
+        let journalLeft = look.journal != nil && (try? FileSystem.remove(journalPath)) == nil
         let output = try OutputFile(finalPath: destination, length: resource.length, url: header.url, stop: stop)
         guard segmented, let length = resource.length else {
             return StartPoint(
@@ -99,7 +100,7 @@ struct StartPoint {
         let ranges = SegmentPlan.ranges(length: length, options: options)
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
-            replacesDestination: options.overwrite)
+            replacesDestination: options.overwrite, journalLeft: journalLeft)
     }
 
     /// Refuses a destination (as `look` saw it) that is a directory or, through a link too,
@@ -168,9 +169,11 @@ struct StartPoint {
     /// A segmented start from nothing: the journal is written the moment the `.part` exists.
     private static func fresh(
         _ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
-        replacesDestination: Bool
+        replacesDestination: Bool, journalLeft: Bool = false
     ) throws(FastgetError) -> StartPoint {
-        let checkpointer = Checkpointer(path: journalPath, output: output, header: header)
+        // Called once any journal at `journalPath` was removed (`journalLeft` when that failed):
+        // until it writes one, there is none.
+        let checkpointer = Checkpointer(path: journalPath, output: output, header: header, present: journalLeft)
         // A file small enough to come in one short request has nothing to plan: a kill before
         // it is in costs at most that request again. Its journal is written only if it stops
         // short (the last checkpoint).
