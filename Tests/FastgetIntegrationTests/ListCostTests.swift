@@ -55,4 +55,13 @@ import Testing
         let run = try ListCostTests.run(in: directory)
         #expect(run.count("calls-unlink") == ListCostTests.count, "\(run.count("calls-unlink")) removals")
     }
+
+    /// A file that one response brings in order is not preallocated: on tmpfs `fallocate`
+    /// zeroes the pages the writes fill again.
+    @Test func aSmallFileIsNotPreallocated() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try ListCostTests.run(in: directory)
+        #expect(run.count("calls-fallocate") == 0, "\(run.count("calls-fallocate")) preallocations")
+    }
 }

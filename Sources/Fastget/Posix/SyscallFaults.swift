@@ -36,8 +36,8 @@ internal import Glibc
 ///
 /// Sites: open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename (also the final
 /// rename that never replaces), recv, send, splice (pipe to file), splice-in (socket to pipe;
-/// its errors keep the operation name `recv`). Two more are only counted, never failed:
-/// lookup (`stat`, `lstat`, `statvfs` of a path) and unlink. TLS traffic goes through OpenSSL's own reads
+/// its errors keep the operation name `recv`). Three more are only counted, never failed:
+/// lookup (`stat`, `lstat`, `statvfs` of a path), unlink and fallocate. TLS traffic goes through OpenSSL's own reads
 /// and writes and is not hooked: over TLS only the file calls see faults.
 ///
 /// An armed process writes one line to standard error when it exits (`atexit`):
@@ -52,8 +52,9 @@ enum SyscallFaults {
     enum Site: Int, CaseIterable {
         case open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename, recv, send, splice, spliceIn
         /// Counted only, never failed: what a file costs in path lookups (`stat`, `lstat`,
-        /// `statvfs`) and removals (`unlink`), so that a test can hold a list's files to it.
-        case lookup, unlink
+        /// `statvfs`), removals (`unlink`) and preallocations, so that a test can hold a list's
+        /// files to it.
+        case lookup, unlink, fallocate
 
         var name: String { self == .spliceIn ? "splice-in" : "\(self)" }
 
@@ -68,7 +69,7 @@ enum SyscallFaults {
         var canFail: Bool { [.pwrite, .splice, .ftruncate, .fdatasync, .fsync, .rename].contains(self) }
         var canReset: Bool { self == .recv || self == .send || self == .spliceIn }
         /// Only counted (`counted(_:)`): `fail=` at such a site never fires.
-        var isCountedOnly: Bool { self == .lookup || self == .unlink }
+        var isCountedOnly: Bool { self == .lookup || self == .unlink || self == .fallocate }
     }
 
     enum Kind: String, CaseIterable { case eintr, short, fail, reset }
@@ -283,6 +284,10 @@ func faultCountLookup() { SyscallFaults.counted(.lookup) }
 /// Counts an `unlink` for the fault injector's report.
 @inline(__always)
 func faultCountUnlink() { SyscallFaults.counted(.unlink) }
+
+/// Counts a `fallocate` for the fault injector's report.
+@inline(__always)
+func faultCountFallocate() { SyscallFaults.counted(.fallocate) }
 #else
 /// Without FASTGET_FAULTS: `count`, inlined away.
 @inline(__always)
@@ -295,4 +300,8 @@ func faultCountLookup() {}
 /// Without FASTGET_FAULTS: nothing.
 @inline(__always)
 func faultCountUnlink() {}
+
+/// Without FASTGET_FAULTS: nothing.
+@inline(__always)
+func faultCountFallocate() {}
 #endif

@@ -20,6 +20,10 @@ final class OutputFile: WriteTarget, Sendable {
     /// The most one `fallocate` reserves: on tmpfs it zeroes every page (about 1 GiB/s here)
     /// and a slow disk may take as long, so a stop is looked at between pieces this size.
     static let preallocationStep: Int64 = 256 << 20
+    /// Files shorter than this are not preallocated: one response brings them in order within
+    /// moments, so a reservation saves nothing, and on tmpfs `fallocate` zeroes every page
+    /// that the writes then fill again (a twentieth of a small file's cost).
+    static let preallocationMinimum: Int64 = 1 << 20
 
     /// Creates `<finalPath>.part` anew (a regular file there is replaced, anything else refused;
     /// see `SidecarFiles.replace`) and sizes it to `length` when known.
@@ -65,7 +69,7 @@ final class OutputFile: WriteTarget, Sendable {
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
-        var offset: Int64 = 0
+        var offset: Int64 = length < OutputFile.preallocationMinimum ? length : 0
         while offset < length {
             if let reason = stop() {
                 // A `.part` made just now holds nothing: it goes rather than stay without a journal.
