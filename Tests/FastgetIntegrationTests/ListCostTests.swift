@@ -41,17 +41,17 @@ import Testing
         return run
     }
 
-    /// Per file: the destination, `.part` and journal looked at before the first request and
-    /// again under the lock, the lock's own check, the free space, the `.part` and final name
-    /// around the rename, and the directory. No path is looked at twice in one step, and the
-    /// journal that was not there is not looked for again before the rename.
+    /// Per file: the destination, `.part` and journal looked at once, under the lock taken
+    /// before the first request, the lock's own check, the free space, the `.part` and final
+    /// name around the rename, and the directory. No path is looked at twice before the
+    /// rename, and the journal that was not there is not looked for again.
     @Test func aSmallFileLooksAtEachPathOncePerStep() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let run = try ListCostTests.run(in: directory)
         let lookups = run.count("calls-lookup")
         // A few more once per run (the directory's creation).
-        #expect(lookups > 0 && lookups <= 11 * ListCostTests.count + 4, "\(lookups) path lookups for \(ListCostTests.count) files")
+        #expect(lookups > 0 && lookups <= 8 * ListCostTests.count + 4, "\(lookups) path lookups for \(ListCostTests.count) files")
         // The `.part`'s own `fstat` gives its identity for every later check, and the mark's
         // its modification time.
         #expect(run.count("calls-fstat") <= 2 * ListCostTests.count, "\(run.count("calls-fstat")) fstat calls")

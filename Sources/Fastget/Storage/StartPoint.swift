@@ -28,14 +28,15 @@ struct StartPoint {
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
-    /// `singleStream` forces one plain GET (the server stopped honouring ranges).
+    /// `singleStream` forces one plain GET (the server stopped honouring ranges). `look`: what
+    /// is at the destination's paths, looked at under the lock already (before the probe).
     static func prepare(
         destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-        singleStream: Bool = false, notice: (String) -> Void, stop: () -> String? = { nil }
+        singleStream: Bool = false, look: SidecarFiles.Look? = nil, notice: (String) -> Void, stop: () -> String? = { nil }
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         // Each path looked at once, under the lock; the rest decides on what this saw.
-        let look = files.look()
+        let look = look ?? files.look()
         try refuseUnusable(destination, look.destination)
         try files.refuseUnlessRegular(look)
         try files.refuseUnlessJournal(look)
