@@ -81,7 +81,8 @@ struct BenchOptions {
                                (--segments), with --compare the anchors too
           --profiles LIST      lab profiles (default: all; see Benchmarks/README.md)
           --trace DIR          lab: fastget's runs without -n write FASTGET_TRACE=DIR/PROFILE-REP.trace
-          --before PATH        lab: an earlier fastget build, without -n, interleaved beside this one
+          --before PATH        lab: an earlier fastget build, without -n, interleaved beside this one;
+                               many, many-tls: an earlier build's cell, run by run beside this one's
           --soak KILLS         instead of measuring: kill fastget KILLS times at random moments,
                                resume each time, and check every file byte for byte
           --startup RUNS       instead of measuring: time `fastget --version` RUNS times as a
@@ -189,7 +190,8 @@ struct BenchOptions {
         if scenarios.contains(where: \.isMirrors) && (nginx || externalURL != nil) {
             return "the mirrors scenarios run against the embedded server only"
         }
-        if !lab && (labProfiles != nil || labTrace != nil || labBefore != nil) { return "--profiles, --trace and --before belong to --lab" }
+        if !lab && (labProfiles != nil || labTrace != nil) { return "--profiles and --trace belong to --lab" }
+        if !lab && labBefore != nil && !scenarios.allSatisfy(\.isMany) { return "--before belongs to --lab and the many scenarios" }
         if lab && (nginx || externalURL != nil || rttMilliseconds > 0) { return "--lab makes its own servers and links" }
         if rttMilliseconds > 0 && (nginx || externalURL != nil) {
             return "--rtt works with the embedded server only, not with \(nginx ? "--nginx" : "--url")"

@@ -42,6 +42,13 @@ struct Tool {
         }
     }
 
+    /// The same tool under another name (an earlier build beside this one: "before").
+    func named(_ name: String) -> Tool {
+        var tool = Tool(name: name, path: path, maxSegments: maxSegments, listArguments: listArguments, arguments: arguments)
+        tool.mirrorArguments = mirrorArguments
+        return tool
+    }
+
     /// fastget: `path`, or the one built next to Bench (Bench depends on the CLI target).
     /// Segments 0: no `-n`, the default (the automatic connection count).
     static func fastget(_ path: String? = nil) throws -> Tool {

@@ -58,35 +58,63 @@ final class ManyFiles {
     }
 }
 
-/// Runs `tool` on the whole list `repetitions` times, `parallel` downloads at once, into a fresh
-/// `directory` each time; a run counts only when the tool exits 0 and every file is right.
-func measureManyCell(
-    _ tool: Tool, _ kind: ScenarioKind, files: ManyFiles, urls: [String], parallel: Int, repetitions: Int, peer: Peer,
-    directory: String
-) throws -> Cell {
-    guard let arguments = tool.listArguments else { throw HarnessFailure("\(tool.name) has no list mode") }
-    let list = directory + ".list"
+/// Runs every tool on the whole list `repetitions` times, `parallel` downloads at once, each
+/// tool in turn within a repetition, into a fresh directory each time; a run counts only when
+/// the tool exits 0 and every file is right. Durable: the wall time plus a `syncfs` of the
+/// output timed right after the tool exited (after a `sync` before the run, so that it flushes
+/// only what this run left dirty).
+func measureManyCells(
+    _ tools: [Tool], _ kind: ScenarioKind, files: ManyFiles, urls: [String], parallel: Int, repetitions: Int, peer: Peer,
+    output: TemporaryDirectory
+) throws -> [Cell] {
+    let list = output.file("many.list")
     try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
     defer { unlink(list) }
     let bytes = Int64(files.size) * Int64(files.names.count)
-    var samples = Samples()
+    var samples = [Samples](repeating: Samples(), count: tools.count)
     for _ in 0..<repetitions {
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        peer.beginRun(kind)
-        let result = try measure(tool.path, arguments(list, urls, directory, parallel, kind.usesTLS ? peer.caFile : nil))
-        let stats = peer.endRun(kind)
-        guard result.status == 0 else {
-            samples.fail(result, "")
-            continue
+        for (index, tool) in tools.enumerated() {
+            guard let arguments = tool.listArguments else { throw HarnessFailure("\(tool.name) has no list mode") }
+            let directory = output.file("many-\(tool.name)")
+            try? FileManager.default.removeItem(atPath: directory)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            sync()
+            peer.beginRun(kind)
+            let result = try measure(tool.path, arguments(list, urls, directory, parallel, kind.usesTLS ? peer.caFile : nil))
+            let flush = syncFileSystemSeconds(directory)
+            let stats = peer.endRun(kind)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            guard result.status == 0 else {
+                samples[index].fail(result, "")
+                continue
+            }
+            if let problem = files.firstProblem(in: directory) {
+                samples[index].fail(result, problem)
+                continue
+            }
+            samples[index].add(
+                result, bytes: bytes, stats: RunStats(tail: nil, ideal: nil, connections: stats.connections), syncSeconds: flush)
         }
-        if let problem = files.firstProblem(in: directory) {
-            samples.fail(result, problem)
-            continue
-        }
-        samples.add(result, bytes: bytes, stats: RunStats(tail: nil, ideal: nil, connections: stats.connections))
     }
-    try? FileManager.default.removeItem(atPath: directory)
-    return samples.cell(
-        kind, peer: peer, tool: tool, segments: parallel, bytes: bytes, runs: repetitions, files: files.names.count)
+    return zip(tools, samples).map { tool, samples in
+        samples.cell(kind, peer: peer, tool: tool, segments: parallel, bytes: bytes, runs: repetitions, files: files.names.count)
+    }
 }
+
+/// Seconds a `syncfs` of the file system holding `directory` takes: what stands between a
+/// tool's exit and every file it wrote being durable.
+func syncFileSystemSeconds(_ directory: String) -> Double? {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    guard let syncfs = syncFileSystem else { return nil }
+    let start = monotonicNow()
+    guard syncfs(fd) == 0 else { return nil }
+    return monotonicNow() - start
+}
+
+/// glibc's `syncfs`, which Swift's Glibc module does not declare (it is a GNU extension).
+private let syncFileSystem: (@convention(c) (Int32) -> Int32)? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "syncfs") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+}()

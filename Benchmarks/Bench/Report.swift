@@ -74,8 +74,8 @@ enum Report {
         let efficiency = cell.efficiency.map { String(format: "%.1f%%", $0 * 100) } ?? "-"
         let tail = cell.tailSeconds.map { String(format: "%.2fs", $0) } ?? "-"
         var line = start + zip([speed, efficiency, tail, String(format: "%.1f", cell.peakRSSMiB)], widths.dropFirst(4)).map { pad($0, $1) }.joined()
-        line += pad(String(format: "%.2f", cell.cpuSeconds), 8)
-        if let durable = cell.durableSeconds { line += String(format: "%.2fs", durable) }
+        line += pad(String(format: "%.3f", cell.cpuSeconds), 8)
+        if let durable = cell.durableSeconds { line += String(format: "%.3fs", durable) }
         if cell.failures > 0 { line += "  (\(cell.failures) of \(cell.runs) runs failed: \(cell.error ?? "?"))" }
         if options.phases, let phases = cell.phases {
             line += String(
@@ -95,12 +95,27 @@ enum Report {
         for scenario in scenarios {
             guard let kind = ScenarioKind(rawValue: scenario) else { continue }
             let here = cells.filter { $0.scenario == scenario && $0.failures < $0.runs }
-            let anchors = here.filter { $0.tool != "fastget" }
+            let anchors = here.filter { $0.tool != "fastget" && $0.tool != "before" }
             for mine in here where mine.tool == "fastget" {
                 if let line = comparison(kind, mine, anchors) { lines.append(line) }
+                if let before = here.first(where: { $0.tool == "before" && $0.segments == mine.segments }), let line = against(before, mine) {
+                    lines.append(line)
+                }
             }
         }
         return lines
+    }
+
+    /// This build against an earlier one measured run by run beside it (`--before`).
+    private static func against(_ before: Cell, _ mine: Cell) -> String? {
+        guard let rate = mine.filesPerSecond, let earlier = before.filesPerSecond else { return nil }
+        var line = String(
+            format: "%@P=%-4dfastget %.0f files/s vs before %.0f files/s: %.2fx; CPU %.3f s vs %.3f s", pad(mine.scenario, 11) as NSString,
+            mine.segments, rate, earlier, rate / earlier, mine.cpuSeconds, before.cpuSeconds)
+        if let durable = mine.durableSeconds, let earlierDurable = before.durableSeconds {
+            line += String(format: "; durable %.3f s vs %.3f s", durable, earlierDurable)
+        }
+        return line
     }
 
     private static func comparison(_ kind: ScenarioKind, _ mine: Cell, _ anchors: [Cell]) -> String? {
@@ -134,9 +149,19 @@ enum Report {
         case .many, .manyTLS:
             let rated = anchors.filter { $0.filesPerSecond != nil }
             guard let best = rated.max(by: { $0.filesPerSecond! < $1.filesPerSecond! }), let mineRate = mine.filesPerSecond else { return nil }
-            return String(
+            var line = String(
                 format: "%@P=%-4dfastget %.0f files/s vs best anchor %@ %.0f files/s: %.2fx", name, mine.segments, mineRate,
                 best.tool as NSString, best.filesPerSecond!, mineRate / best.filesPerSecond!)
+            let durable = anchors.filter { $0.durableSeconds != nil }
+            if let mineDurable = mine.durableSeconds, let bestDurable = durable.min(by: { $0.durableSeconds! < $1.durableSeconds! }) {
+                line += String(
+                    format: "; durable %.3f s vs %@ %.3f s: %.2fx", mineDurable, bestDurable.tool as NSString, bestDurable.durableSeconds!,
+                    bestDurable.durableSeconds! / mineDurable)
+            }
+            if let cpu = anchors.min(by: { $0.cpuSeconds < $1.cpuSeconds }) {
+                line += String(format: "; CPU %.3f s vs %@ %.3f s", mine.cpuSeconds, cpu.tool as NSString, cpu.cpuSeconds)
+            }
+            return line
         case .autoCapped:
             guard mine.segments == 0, let efficiency = mine.efficiency else { return nil }
             return String(

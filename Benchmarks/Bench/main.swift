@@ -103,15 +103,20 @@ func measureAll(_ tools: [Tool], peer: Peer, many: ManyFiles?, output: Temporary
             let size = options.size(kind, segments: segments)
             let urls = kind.isMany ? try peer.urls(kind, files: many!) : []
             let url = kind.isMany ? "" : kind.isMirrors ? try peer.mirrorURLs(kind, size: size)[0] : try peer.url(kind, size: size)
+            if kind.isMany {
+                // Run by run, every tool in turn: the machine's drift falls on all of them alike.
+                var listers = tools.filter { $0.runs(kind, segments: segments) }
+                if let path = options.labBefore { listers.insert(try Tool.fastget(path).named("before"), at: 1) }
+                let measured = try measureManyCells(
+                    listers, kind, files: many!, urls: urls, parallel: segments, repetitions: repetitions, peer: peer, output: output)
+                measured.forEach { say(Report.row($0)) }
+                cells += measured
+                continue
+            }
             for tool in tools where tool.runs(kind, segments: segments) {
-                let cell =
-                    kind.isMany
-                    ? try measureManyCell(
-                        tool, kind, files: many!, urls: urls, parallel: segments, repetitions: repetitions, peer: peer,
-                        directory: output.file("many-\(tool.name)"))
-                    : try measureCell(
-                        tool, kind, segments: segments, size: size, url: url, repetitions: repetitions, peer: peer,
-                        target: output.file("out-\(tool.name).bin"))
+                let cell = try measureCell(
+                    tool, kind, segments: segments, size: size, url: url, repetitions: repetitions, peer: peer,
+                    target: output.file("out-\(tool.name).bin"))
                 cells.append(cell)
                 say(Report.row(cell))
             }

@@ -59,7 +59,7 @@ enum Manual {
     }
 
     static let files: [File] = [
-        .init(path: "NAME.part", meaning: "the file while it downloads, preallocated; renamed to NAME when every byte is in"),
+        .init(path: "NAME.part", meaning: "the file while it downloads (preallocated from 1 MiB on); renamed to NAME when every byte is in"),
         .init(
             path: "NAME.fastget",
             meaning:

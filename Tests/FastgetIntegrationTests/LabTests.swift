@@ -83,11 +83,15 @@ import Testing
         #expect(LabNetwork.shaper(shared).count == 3)
     }
 
-    /// The lab's options belong to it, and it makes its own servers.
+    /// The lab's options belong to it (`--before` also to the many scenarios), and it makes its
+    /// own servers.
     @Test func labOptionsConflicts() throws {
         let bench = try builtProduct("Bench")
         let stray = try runProcess(bench, ["--profiles", "wan"], timeout: 60)
-        #expect(stray.status == 64 && stray.stderr == "Bench: --profiles, --trace and --before belong to --lab\n", "\(stray.stderr)")
+        #expect(stray.status == 64 && stray.stderr == "Bench: --profiles and --trace belong to --lab\n", "\(stray.stderr)")
+        // An earlier build beside this one: in the lab, or in the many scenarios only.
+        let before = try runProcess(bench, ["--before", "/bin/true", "--scenarios", "raw"], timeout: 60)
+        #expect(before.status == 64 && before.stderr == "Bench: --before belongs to --lab and the many scenarios\n", "\(before.stderr)")
         let nginx = try runProcess(bench, ["--lab", "--nginx"], timeout: 60)
         #expect(nginx.status == 64 && nginx.stderr == "Bench: --lab makes its own servers and links\n", "\(nginx.stderr)")
         let unknown = try runProcess(bench, ["--lab", "--profiles", "moon"], timeout: 60)

@@ -102,6 +102,23 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(data))
     }
 
+    /// The lock is taken before the first request: a download to a name the user gave, which
+    /// another download holds, is refused without asking its server anything.
+    @Test func aRefusedDownloadSendsNoRequest() throws {
+        let server = try TestServer(file: TestFile(data), OwnershipTests.slow)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let held = try #require(try FileLock.acquire(directory.file("same.bin.fastget.lock")))
+        defer { held.release() }
+        do throws(FastgetError) {
+            _ = try Download(url: server.url("/other"), options: fourSegments(directory.file("same.bin"), checkpointInterval: 10)).run()
+            Issue.record("the download was not refused")
+        } catch {
+            #expect(error.code == .cannotCreateOutput, "\(error)")
+        }
+        #expect(server.requests.isEmpty, "\(server.requests.map(\.target))")
+    }
+
     @Test func twoLinesOfAListThatMapToOneNameRunOnlyTheFirst() throws {
         let server = try TestServer(file: TestFile(data), OwnershipTests.slow)
         let directory = try TemporaryDirectory()

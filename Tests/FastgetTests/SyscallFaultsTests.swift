@@ -40,6 +40,8 @@ import Testing
     @Test(arguments: [
         "rate=0.6", "rate=-1", "rate=x", "seed=-1", "kinds=eintr+bogus", "fail=nowhere", "fail=pwrite@0",
         "fail=pwrite:EWHAT", "fail=recv:EINTR", "fail=recv@2+:EINTR", "unknown=1", "seed",
+        // Counted only: a fault there would never fire.
+        "fail=lookup", "fail=unlink@2",
     ])
     func rejectsWhatItCannotRead(text: String) {
         #expect(throws: SyscallFaults.ParseError.self) { try Configuration(parsing: text) }

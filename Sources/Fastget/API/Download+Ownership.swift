@@ -8,11 +8,12 @@ extension Download {
         let files = SidecarFiles(destination)
         try files.checkNameLength()
         let path = files.lock
-        if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path)
         } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
+            // A symbolic link, FIFO, device or directory there: never opened (`FileLock.acquire`).
+            if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
             throw FastgetError(
                 .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
                 hint: "move it away, or use -o FILE to save elsewhere")
@@ -25,5 +26,38 @@ extension Download {
                 hint: "wait for it to finish, or use -o FILE to save elsewhere")
         }
         return lock
+    }
+
+    /// Takes the destination's lock before the first request and looks at its files once
+    /// under it, for both the probe's choice (`mayOpen`) and the start point. A name the user
+    /// gave that another download holds is refused before any request. Nil, and no lock, when
+    /// the lock on a name from the URL cannot be had now: the run takes it after the probe, as
+    /// for a name the server gives (which may be free where the URL's name is not).
+    func earlyLook(_ ownership: inout FileLock?) throws(FastgetError) -> (files: SidecarFiles.Look, at: String)? {
+        guard options.outputDescriptor == nil else { return nil }
+        do {
+            ownership = try Download.own(destination)
+        } catch {
+            if destinationGiven { throw error }
+            return nil
+        }
+        let destination = self.destination
+        return (SidecarFiles(destination).look(), destination)
+    }
+
+    /// The destination for `resource` (the name its `Content-Disposition` gives, when the user
+    /// gave none), owned: the lock moves with the name when a new probe changes it.
+    func ownDestination(for resource: RemoteResource, ownership: inout FileLock?) throws(FastgetError) -> String {
+        if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
+            let path = options.directory == "." ? name : options.directory + "/" + name
+            control.withLock { $0.destination = path }
+        }
+        let destination = self.destination
+        if ownership?.path != SidecarFiles(destination).lock {
+            ownership?.release()
+            ownership = nil
+            ownership = try Download.own(destination)
+        }
+        return destination
     }
 }

@@ -22,14 +22,7 @@ extension Download {
             notice(text)
             hub.publish(.notice(text))
         }
-        // A name too long for its sidecars is refused before any request or directory (and
-        // again in `own` for a name the server gives); a device or FIFO streamed to has none.
-        if !writesAsStream { try SidecarFiles(destination).checkNameLength() }
-        if options.createsDirectories {
-            do { try FileSystem.makeDirectories(FileSystem.directory(of: destination)) } catch {
-                throw FastgetError.local(error, path: FileSystem.directory(of: destination), creating: true)
-            }
-        }
+        try prepareDirectory()
         if let report = try writeAsStream(
             requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress, notice: notice)
         {
@@ -40,6 +33,7 @@ extension Download {
         var singleStream = false
         var ownership: FileLock?
         defer { ownership?.release() }
+        var look = try earlyLook(&ownership)
         while true {
             advance(to: .probing)
             // The probe's answer, unread, until a transfer takes it: closed on every other way out.
@@ -49,13 +43,17 @@ extension Download {
             var unread: OpenedResponse?
             let via: ProbedMirror?
             let identity: RemoteResource
-            (resource, unread, via, identity) = try probeOrFailOver(requester, opening: restarts == 0 && !singleStream && mayOpen(), tell: tell)
+            (resource, unread, via, identity) = try probeOrFailOver(
+                requester, opening: restarts == 0 && !singleStream && mayOpen(look?.files), tell: tell)
             defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: identity, ownership: &ownership)
+            // The early look serves the first pass at the name it was taken for, no other.
+            let seen = look?.at == destination ? look?.files : nil
+            look = nil
             guard
                 let start = try StartPoint.prepare(
                     destination: destination, url: url, resource: identity,
-                    options: options, singleStream: singleStream, notice: tell, stop: stopAsked)
+                    options: options, singleStream: singleStream, look: seen, notice: tell, stop: stopAsked)
             else {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
             }
@@ -176,19 +174,31 @@ extension Download {
             started: started, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
     }
 
+    /// Refuses a name too long for its sidecars before any request or directory (and again in
+    /// `own` for a name the server gives; a device or FIFO streamed to has none), then makes
+    /// the destination's directory when asked to.
+    private func prepareDirectory() throws(FastgetError) {
+        if !writesAsStream { try SidecarFiles(destination).checkNameLength() }
+        guard options.createsDirectories else { return }
+        do { try FileSystem.makeDirectories(FileSystem.directory(of: destination)) } catch {
+            throw FastgetError.local(error, path: FileSystem.directory(of: destination), creating: true)
+        }
+    }
+
     /// Whether the probe may be the file's first GET (`Prober.open`): when nothing of an
     /// earlier run or another file is at the destination, whose handling needs the file's
     /// identity before any byte of it (a journal to resume, `-c`, a file to refuse), and the
-    /// file is not written out in order.
-    private func mayOpen() -> Bool {
+    /// file is not written out in order. `look`: what is there, when already looked at.
+    private func mayOpen(_ look: SidecarFiles.Look?) -> Bool {
         guard options.outputDescriptor == nil, !options.continuePartial else { return false }
         let files = SidecarFiles(destination)
+        let look = look ?? files.look()
         // A `.part` of ours without a journal (one stream from a server without ranges, killed)
         // holds nothing to resume: the run starts from 0 as a first run does, so it may open.
         // Another program's is refused (or continued with -c) after a plain probe.
-        return (options.overwrite || !FileSystem.exists(destination))
-            && (!FileSystem.exists(files.part) || !files.partIsForeign(url: url.withoutCredentials.description))
-            && !FileSystem.exists(files.journal)
+        return (options.overwrite || look.destination == nil)
+            && (look.part == nil || !files.partIsForeign(url: url.withoutCredentials.description, look))
+            && look.journal == nil
     }
 
     /// One notice when the connections asked for (`segments` above 1) cannot be had: the
@@ -196,22 +206,6 @@ extension Download {
     private func tellWhenOneConnection(_ resource: RemoteResource, tell: (String) -> Void) {
         guard let asked = options.segments, asked > 1, !resource.isSegmentable, resource.length != 0 else { return }
         tell(resource.acceptsRanges ? "server gives no length: one connection" : "server does not accept ranges: one connection")
-    }
-
-    /// The destination for `resource` (the name its `Content-Disposition` gives, when the user
-    /// gave none), owned: the lock moves with the name when a new probe changes it.
-    private func ownDestination(for resource: RemoteResource, ownership: inout FileLock?) throws(FastgetError) -> String {
-        if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
-            let path = options.directory == "." ? name : options.directory + "/" + name
-            control.withLock { $0.destination = path }
-        }
-        let destination = self.destination
-        if ownership?.path != SidecarFiles(destination).lock {
-            ownership?.release()
-            ownership = nil
-            ownership = try Download.own(destination)
-        }
-        return destination
     }
 
     /// After a transfer that ended without failure: checks that the whole file is in, verifies
@@ -242,7 +236,7 @@ extension Download {
             let checked = !start.keptUnchecked || checksum != nil
             // A journal claiming every byte, durable before the rename: only such a journal
             // lets a rerun that finds it beside the final file call that file complete.
-            if let checkpointer = start.checkpointer, FileSystem.exists(checkpointer.path) { _ = try? checkpointer.checkpoint(start.table) }
+            if let checkpointer = start.checkpointer, checkpointer.hasJournal { _ = try? checkpointer.checkpoint(start.table) }
             try start.output.finish(
                 length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified)
         } catch {

@@ -33,6 +33,13 @@ public final class DownloadQueue: Sendable {
         var observers: [@Sendable (Download, DownloadEvent) -> Void] = []
         /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
         var holding = false
+        /// Where `pump` starts looking: every download before it had ended, was launched or
+        /// was paused when last looked at. One that is paused goes back to the queue through
+        /// its scheduler (`requeue`), which looks from the start again; so a list of thousands
+        /// is not read from its first entry at every start and every end.
+        var next = 0
+        /// Downloads `pump` has looked at, in all (for tests).
+        var looked = 0
     }
 
     /// - Parameters:
@@ -86,8 +93,9 @@ public final class DownloadQueue: Sendable {
         let candidate = try Download(
             url: url, destination: destination, options: options, session: session, state: holding ? .paused : .queued)
         let result = state.withLock { entries -> Result<(Download, Bool), FastgetError> in
-            let live = entries.downloads.filter { !$0.state.isFinal }
-            if let existing = live.first(where: { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }) {
+            if let existing = entries.downloads.first(where: {
+                $0.urlWithoutCredentials == candidate.urlWithoutCredentials && !$0.state.isFinal
+            }) {
                 return .success((existing, entries.holding))
             }
             // Ended downloads count too: a list read as it arrives adds its lines after earlier
@@ -101,7 +109,9 @@ public final class DownloadQueue: Sendable {
                         "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
                         hint: "download it on its own with -o FILE"))
             }
+            let count = entries.downloads.count
             entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
+            if entries.downloads.count != count { entries.next = 0 } // the places moved
             entries.downloads.append(candidate)
             for observer in entries.observers {
                 candidate.onEvent { [weak candidate] event in if let candidate { observer(candidate, event) } }
@@ -147,6 +157,7 @@ public final class DownloadQueue: Sendable {
         state.withLock { entries in
             entries.downloads.removeAll { $0 === download }
             entries.launched.remove(ObjectIdentifier(download))
+            entries.next = 0
         }
         pump()
     }
@@ -164,6 +175,9 @@ public final class DownloadQueue: Sendable {
         return true
     }
 
+    /// How many downloads the queue has looked at to find the next to start (for tests).
+    var lookedAt: Int { state.withLock { $0.looked } }
+
     /// No download is queued or running.
     public var isIdle: Bool {
         state.withLock { entries in
@@ -177,7 +191,7 @@ public final class DownloadQueue: Sendable {
     /// lets the queue start it when resumed.
     private func manage(_ download: Download) {
         download.schedule(
-            with: { [weak self] _ in self?.pump() },
+            with: { [weak self] _ in self?.requeue() },
             settled: { [weak self] download in
                 guard let self else { return }
                 self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
@@ -186,15 +200,39 @@ public final class DownloadQueue: Sendable {
             })
     }
 
+    /// A paused download became queued again (`resume`): it may be before `next`.
+    private func requeue() {
+        state.withLock { $0.next = 0 }
+        pump()
+    }
+
     /// Starts queued downloads, oldest first, while slots are free.
     private func pump() {
         let starting = state.withLock { entries -> [Download] in
             var starting: [Download] = []
-            for download in entries.downloads where entries.launched.count < maximumActive {
+            var index = entries.next
+            // `next` moves past what is settled for now: ended, launched or paused.
+            var settled = true
+            while index < entries.downloads.count && entries.launched.count < maximumActive {
+                let download = entries.downloads[index]
                 let key = ObjectIdentifier(download)
-                guard download.state == .queued, !entries.launched.contains(key) else { continue }
-                entries.launched.insert(key)
-                starting.append(download)
+                index += 1
+                entries.looked += 1
+                if entries.launched.contains(key) {
+                    if settled { entries.next = index }
+                    continue
+                }
+                switch download.state {
+                case .queued:
+                    entries.launched.insert(key)
+                    starting.append(download)
+                case .paused, .completed, .failed, .cancelled:
+                    break
+                default:
+                    // Running but not launched by this queue (`run` called directly): looked at again.
+                    settled = false
+                }
+                if settled { entries.next = index }
             }
             return starting
         }

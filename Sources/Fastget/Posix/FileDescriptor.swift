@@ -118,6 +118,7 @@ package final class FileDescriptor: @unchecked Sendable {
     /// `ENOSPC` throws. The corresponding C function is `fallocate`.
     package func preallocate(_ length: Int64, from offset: Int64 = 0) throws(SystemError) -> Bool {
         guard length > 0 else { return true }
+        faultCountFallocate()
         while true {
             if fastget_fallocate(descriptor, off_t(offset), off_t(length)) == 0 { return true }
             switch errno {

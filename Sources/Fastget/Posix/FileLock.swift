@@ -40,6 +40,7 @@ package final class FileLock: @unchecked Sendable {
                 throw error
             }
             var named = stat()
+            faultCountLookup()
             if stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
                 return FileLock(path: path, descriptor: fd)
             }
@@ -50,11 +51,16 @@ package final class FileLock: @unchecked Sendable {
 
     /// The lock file at `path`: created anew, or the one there opened without following a link
     /// and without waiting (a FIFO or device there must not block the start); nil when it went
-    /// between the two attempts.
+    /// between the two attempts. Only a regular file there is opened at all: anything else
+    /// (a device, whose open may act, a directory, a link) throws `EEXIST` untouched. The look
+    /// comes only when the creation failed: a free name (every file of a list) costs no lookup.
     private static func open(_ path: String) throws(SystemError) -> Int32? {
         let created = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o644)
         if created >= 0 { return created }
         guard errno == EEXIST || errno == EINTR else { throw SystemError("open") }
+        var there = stat()
+        faultCountLookup()
+        if lstat(path, &there) == 0, (there.st_mode & S_IFMT) != S_IFREG { throw SystemError("open", errno: EEXIST) }
         do {
             return try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         } catch let error where error.errno == ENOENT {
@@ -66,6 +72,7 @@ package final class FileLock: @unchecked Sendable {
     /// file and believe it is the one at `path`).
     package func release() {
         guard descriptor >= 0 else { return }
+        faultCountUnlink()
         unlink(path)
         Glibc.close(descriptor)
         descriptor = -1

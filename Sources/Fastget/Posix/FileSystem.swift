@@ -5,6 +5,7 @@ internal import CLinux
 package enum FileSystem {
     /// The size of the file at `path`, nil when there is none.
     package static func size(_ path: String) -> Int64? {
+        faultCountLookup()
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
@@ -13,6 +14,7 @@ package enum FileSystem {
     /// Bytes an unprivileged writer may still allocate on the file system holding `directory`;
     /// nil when it cannot be told. The corresponding C function is `statvfs`.
     package static func availableBytes(in directory: String) -> Int64? {
+        faultCountLookup()
         var info = statvfs()
         guard statvfs(directory, &info) == 0 else { return nil }
         return Int64(info.f_bavail) &* Int64(info.f_frsize)
@@ -20,6 +22,7 @@ package enum FileSystem {
 
     /// Whether anything (file, directory, link) exists at `path`.
     package static func exists(_ path: String) -> Bool {
+        faultCountLookup()
         var info = stat()
         return lstat(path, &info) == 0
     }
@@ -32,6 +35,7 @@ package enum FileSystem {
     /// What is at `path` itself, a symbolic link not followed; nil when nothing is.
     /// The corresponding C function is `lstat`.
     package static func entryKind(_ path: String) -> Kind? {
+        faultCountLookup()
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return kind(mode: info.st_mode)
@@ -60,6 +64,7 @@ package enum FileSystem {
     /// What is at `path` itself, a symbolic link not followed; nil when nothing is.
     /// The corresponding C function is `lstat`.
     package static func entryStatus(_ path: String) -> Status? {
+        faultCountLookup()
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         return Status(info)
@@ -67,6 +72,7 @@ package enum FileSystem {
 
     /// What is at `path`, following links; nil when nothing is (or it cannot be told).
     package static func kind(_ path: String) -> Kind? {
+        faultCountLookup()
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return kind(mode: info.st_mode)
@@ -103,12 +109,14 @@ package enum FileSystem {
 
     /// The last modification time of the file at `path`, `seconds.nanoseconds`.
     package static func modificationTime(_ path: String) -> String? {
+        faultCountLookup()
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 
     package static func isDirectory(_ path: String) -> Bool {
+        faultCountLookup()
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -120,6 +128,7 @@ package enum FileSystem {
 
     /// Removes a file; a missing file is not an error. The corresponding C function is `unlink`.
     package static func remove(_ path: String) throws(SystemError) {
+        faultCountUnlink()
         if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink") }
     }
 

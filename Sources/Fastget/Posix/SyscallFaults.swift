@@ -36,7 +36,8 @@ internal import Glibc
 ///
 /// Sites: open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename (also the final
 /// rename that never replaces), recv, send, splice (pipe to file), splice-in (socket to pipe;
-/// its errors keep the operation name `recv`). TLS traffic goes through OpenSSL's own reads
+/// its errors keep the operation name `recv`). Three more are only counted, never failed:
+/// lookup (`stat`, `lstat`, `statvfs` of a path), unlink and fallocate. TLS traffic goes through OpenSSL's own reads
 /// and writes and is not hooked: over TLS only the file calls see faults.
 ///
 /// An armed process writes one line to standard error when it exits (`atexit`):
@@ -50,6 +51,10 @@ internal import Glibc
 enum SyscallFaults {
     enum Site: Int, CaseIterable {
         case open, fstat, pread, pwrite, ftruncate, fdatasync, fsync, rename, recv, send, splice, spliceIn
+        /// Counted only, never failed: what a file costs in path lookups (`stat`, `lstat`,
+        /// `statvfs`), removals (`unlink`) and preallocations, so that a test can hold a list's
+        /// files to it.
+        case lookup, unlink, fallocate
 
         var name: String { self == .spliceIn ? "splice-in" : "\(self)" }
 
@@ -63,6 +68,8 @@ enum SyscallFaults {
         /// Local operations whose failure a download must survive with its journal true.
         var canFail: Bool { [.pwrite, .splice, .ftruncate, .fdatasync, .fsync, .rename].contains(self) }
         var canReset: Bool { self == .recv || self == .send || self == .spliceIn }
+        /// Only counted (`counted(_:)`): `fail=` at such a site never fires.
+        var isCountedOnly: Bool { self == .lookup || self == .unlink || self == .fallocate }
     }
 
     enum Kind: String, CaseIterable { case eintr, short, fail, reset }
@@ -124,7 +131,7 @@ enum SyscallFaults {
                 code = parsed
             }
             let location = halves[0].split(separator: "@", maxSplits: 1).map(String.init)
-            guard let site = Site(name: location[0]) else { return nil }
+            guard let site = Site(name: location[0]), !site.isCountedOnly else { return nil }
             var call = 1
             var onward = true
             if location.count == 2 {
@@ -197,7 +204,7 @@ enum SyscallFaults {
     /// The errno to fail a call at `operation` with, before it reaches the kernel; nil to make
     /// the real call.
     static func error(at operation: String) -> Int32? {
-        guard let armed, let site = Site(name: operation) else { return nil }
+        guard let armed, let site = Site(name: operation), !site.isCountedOnly else { return nil }
         let configuration = armed.configuration
         return armed.state.withLock { state -> Int32? in
             state.calls[site.rawValue] += 1
@@ -224,6 +231,12 @@ enum SyscallFaults {
             }
             return code
         }
+    }
+
+    /// Counts a call at a site that is only counted (`Site.isCountedOnly`).
+    static func counted(_ site: Site) {
+        guard let armed else { return }
+        armed.state.withLock { $0.calls[site.rawValue] += 1 }
     }
 
     /// `count`, or fewer bytes (at least one) when a short transfer is injected at `operation`.
@@ -263,8 +276,32 @@ enum SyscallFaults {
 func faultShortened(_ count: Int, _ operation: String) -> Int {
     SyscallFaults.shortened(count, at: operation)
 }
+
+/// Counts a path lookup (`stat`, `lstat`, `statvfs`) for the fault injector's report.
+@inline(__always)
+func faultCountLookup() { SyscallFaults.counted(.lookup) }
+
+/// Counts an `unlink` for the fault injector's report.
+@inline(__always)
+func faultCountUnlink() { SyscallFaults.counted(.unlink) }
+
+/// Counts a `fallocate` for the fault injector's report.
+@inline(__always)
+func faultCountFallocate() { SyscallFaults.counted(.fallocate) }
 #else
 /// Without FASTGET_FAULTS: `count`, inlined away.
 @inline(__always)
 func faultShortened(_ count: Int, _ operation: String) -> Int { count }
+
+/// Without FASTGET_FAULTS: nothing.
+@inline(__always)
+func faultCountLookup() {}
+
+/// Without FASTGET_FAULTS: nothing.
+@inline(__always)
+func faultCountUnlink() {}
+
+/// Without FASTGET_FAULTS: nothing.
+@inline(__always)
+func faultCountFallocate() {}
 #endif

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Writes the journal so that it never claims a byte that is not durable:
 ///
 /// 1. read every segment's watermark (each covers bytes whose `pwrite`/`splice` has returned);
@@ -14,15 +16,26 @@ final class Checkpointer: Checkpointing {
     private let output: OutputFile
     private let header: Journal
     private let mirrors: Locked<(list: [Journal.Mirror], digest: Checksum?)>
+    /// Whether a journal of this download may be at `path`: one was there when the download
+    /// began, or this wrote one. A small file that finishes before its first checkpoint has
+    /// none, and looks for none, nor removes one (another download's name is under its lock).
+    private let present: Atomic<Bool>
 
-    /// - Parameter header: URL, length, validator and mirrors; its segments are replaced at each
-    ///   checkpoint.
-    init(path: String, output: OutputFile, header: Journal) {
+    /// - Parameters:
+    ///   - header: URL, length, validator and mirrors; its segments are replaced at each
+    ///     checkpoint.
+    ///   - present: whether a journal of this download is at `path` already (a resumed one);
+    ///     false only for a download that made sure none is.
+    init(path: String, output: OutputFile, header: Journal, present: Bool = true) {
         self.path = path
         self.output = output
         self.header = header
         mirrors = Locked((header.mirrors, header.digest))
+        self.present = Atomic(present)
     }
+
+    /// Whether this download has a journal at `path` (see `present`).
+    var hasJournal: Bool { present.load(ordering: .acquiring) }
 
     /// The mirrors the next checkpoints record, once they are probed, and the digest that
     /// vouches for their bytes: set before any of their bytes can be written.
@@ -46,6 +59,7 @@ final class Checkpointer: Checkpointing {
     func checkpoint(_ table: SegmentTable) throws(FastgetError) -> Int64 {
         let journal = journal(table)
         try output.syncData()
+        present.store(true, ordering: .releasing) // a failed write may leave it half-done: look then
         try Checkpointer.write(journal, to: path, durably: true)
         return journal.bytesWritten
     }
@@ -57,6 +71,7 @@ final class Checkpointer: Checkpointing {
     func begin(_ table: SegmentTable) throws(FastgetError) {
         let journal = journal(table)
         precondition(journal.bytesWritten == 0, "a first journal claims no bytes")
+        present.store(true, ordering: .releasing)
         try Checkpointer.write(journal, to: path, durably: false)
     }
 
@@ -67,6 +82,7 @@ final class Checkpointer: Checkpointing {
         var journal = journal(table)
         journal.segments = journal.segments.map { Journal.Entry(start: $0.start, end: $0.end, written: $0.start) }
         journal.failedMirrors = failedMirrors
+        present.store(true, ordering: .releasing)
         try Checkpointer.write(journal, to: path, durably: false)
     }
 
@@ -106,8 +122,10 @@ final class Checkpointer: Checkpointing {
         }
     }
 
-    /// Removes the journal once the file is complete under its final name.
+    /// Removes the journal once the file is complete under its final name (or must go): only
+    /// when there may be one.
     func remove() {
+        guard present.exchange(false, ordering: .acquiringAndReleasing) else { return }
         try? FileSystem.remove(path)
     }
 

@@ -4,6 +4,12 @@ final class OutputFile: WriteTarget, Sendable {
     let finalPath: String
     let partPath: String
     private let handle: FileDescriptor
+    /// The file's device and inode, from its first `fstat`: an open file keeps them, so the
+    /// checks that its name still names it (`isAt`) look only at the name.
+    private let identity: FileSystem.Status?
+    /// The length the file was given when it was opened: the final `finish` needs no `fstat`
+    /// to learn it is right (the workers write within it). Nil when not known.
+    private let sized: Int64?
     /// The first failed `fdatasync`/`fsync`, kept for good. Linux reports a writeback error
     /// (EIO, ENOSPC, EDQUOT) to one sync per open file; the next sync on the same descriptor
     /// returns 0 although the lost pages never reached the disk. So after one failure no sync
@@ -14,6 +20,10 @@ final class OutputFile: WriteTarget, Sendable {
     /// The most one `fallocate` reserves: on tmpfs it zeroes every page (about 1 GiB/s here)
     /// and a slow disk may take as long, so a stop is looked at between pieces this size.
     static let preallocationStep: Int64 = 256 << 20
+    /// Files shorter than this are not preallocated: one response brings them in order within
+    /// moments, so a reservation saves nothing, and on tmpfs `fallocate` zeroes every page
+    /// that the writes then fill again (a twentieth of a small file's cost).
+    static let preallocationMinimum: Int64 = 1 << 20
 
     /// Creates `<finalPath>.part` anew (a regular file there is replaced, anything else refused;
     /// see `SidecarFiles.replace`) and sizes it to `length` when known.
@@ -32,24 +42,34 @@ final class OutputFile: WriteTarget, Sendable {
         self.finalPath = finalPath
         partPath = SidecarFiles(finalPath).part
         handle = keeping ? try SidecarFiles.openExisting(partPath, owned: owned) : try SidecarFiles.replace(partPath)
+        let status = try? handle.status()
+        identity = status
         // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
         // is another program's (`SidecarFiles.partIsForeign`).
-        if let inode = try? handle.status().inode {
+        if let inode = status?.inode {
             handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url))
         }
-        guard let length, length > 0 else { return }
+        guard let length, length > 0 else {
+            sized = length == 0 && status?.size == 0 ? 0 : nil
+            return
+        }
         if keeping {
-            let size: Int64
-            do { size = try handle.size() } catch { throw FastgetError.local(error, path: partPath) }
+            var size = status?.size ?? -1
+            if status == nil {
+                do { size = try handle.size() } catch { throw FastgetError.local(error, path: partPath) }
+            }
+            sized = length
             if size == length { return }
             guard size < length else { throw FastgetError(.localIO, "\(partPath) is longer than the journal's length") }
+        } else {
+            sized = length
         }
         do throws(SystemError) {
             try handle.setLength(length)
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
-        var offset: Int64 = 0
+        var offset: Int64 = length < OutputFile.preallocationMinimum ? length : 0
         while offset < length {
             if let reason = stop() {
                 // A `.part` made just now holds nothing: it goes rather than stay without a journal.
@@ -174,7 +194,7 @@ final class OutputFile: WriteTarget, Sendable {
     /// Whether `path` names the file this writes (device and inode, a link not followed):
     /// a `.part` swapped during the run is not, whatever its bytes.
     func isAt(_ path: String) -> Bool {
-        guard let ours = try? handle.status(), let there = FileSystem.entryStatus(path) else { return false }
+        guard let ours = identity ?? (try? handle.status()), let there = FileSystem.entryStatus(path) else { return false }
         return there.isSameFile(as: ours)
     }
 
@@ -196,7 +216,7 @@ final class OutputFile: WriteTarget, Sendable {
     /// sync. `modified`: seconds since the epoch to give the file as its modification time.
     func finish(length: Int64, replacing: Bool, mark: Journal? = nil, modified: Int? = nil) throws(FastgetError) {
         do throws(SystemError) {
-            if try handle.size() != length { try handle.setLength(length) }
+            if sized != length, try handle.size() != length { try handle.setLength(length) }
         } catch {
             throw FastgetError.local(error, path: partPath)
         }

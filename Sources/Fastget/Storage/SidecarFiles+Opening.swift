@@ -47,6 +47,14 @@ extension SidecarFiles {
         }
     }
 
+    /// `refuseUnlessRegular` on what `look` saw at `.part` and the journal, for a download
+    /// that holds its lock (`FileLock` took only a regular file).
+    func refuseUnlessRegular(_ look: Look) throws(FastgetError) {
+        for (path, status) in [(part, look.part), (journal, look.journal)] {
+            if let kind = status?.kind, kind != .regular { throw SidecarFiles.refusal(path, kind) }
+        }
+    }
+
     /// Why `path` is left alone: it is `kind`, not a file fastget can own.
     static func refusal(_ path: String, _ kind: FileSystem.Kind?) -> FastgetError {
         let what =
@@ -86,8 +94,16 @@ extension SidecarFiles {
 
     /// Creates `path` anew: a regular file there (one fastget may replace) is removed first,
     /// anything else is refused; the new file is created exclusively, so that nothing put
-    /// there meanwhile is written through.
+    /// there meanwhile is written through. The name is tried first: when it is free (every
+    /// file of a list) that costs no lookup and no removal.
     static func replace(_ path: String) throws(FastgetError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.createNew(path)
+        } catch let error where error.errno == Errno.fileExists {
+            // Something is there: looked at below.
+        } catch {
+            throw FastgetError.local(error, path: path, creating: true)
+        }
         switch FileSystem.entryKind(path) {
         case nil: break
         case .regular?:
@@ -114,6 +130,12 @@ extension SidecarFiles {
         return FileSystem.attribute(part, SidecarFiles.partMark) != SidecarFiles.partMarkValue(inode: status.inode, url: url)
     }
 
+    /// `partIsForeign` on what `look` saw: no `.part`, or no journal, costs no other lookup.
+    func partIsForeign(url: String, _ look: Look) -> Bool {
+        guard let status = look.part, status.kind == .regular, status.size > 0, look.journal == nil || !hasJournal else { return false }
+        return FileSystem.attribute(part, SidecarFiles.partMark) != SidecarFiles.partMarkValue(inode: status.inode, url: url)
+    }
+
     /// Whether a journal of fastget's is at `journal`: one that reads, or one damaged or from
     /// another release (`JournalError.isFastgets`).
     var hasJournal: Bool {
@@ -126,8 +148,9 @@ extension SidecarFiles {
 
     /// Refuses a file at `journal` that is not fastget's journal (`JournalError.isFastgets`):
     /// someone's notes, a file of another user's, one with other names. It is never read as a
-    /// journal, set aside or removed.
-    package func refuseUnlessJournal() throws(FastgetError) {
+    /// journal, set aside or removed. With `look`, nothing is read where it saw no journal.
+    package func refuseUnlessJournal(_ look: Look? = nil) throws(FastgetError) {
+        if let look, look.journal == nil { return }
         guard case .failure(let error)? = Checkpointer.load(journal), !error.isFastgets else { return }
         let why = error == .foreign ? "is not a fastget journal" : "is not this user's own file: \(error)"
         throw FastgetError(

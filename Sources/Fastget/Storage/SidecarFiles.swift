@@ -32,6 +32,21 @@ package struct SidecarFiles: Sendable, Equatable {
         journalPath + "." + ProcessIdentity.uniqueSuffix() + temporarySuffix
     }
 
+    /// What is at the destination, `.part` and journal, each looked at once (`lstat`: a link is
+    /// not followed). Taken under the download's lock: another download cannot change what it
+    /// saw, and whatever else appears later meets exclusive creation and renames that never
+    /// replace, not a decision made on this look.
+    package struct Look: Sendable {
+        package let destination: FileSystem.Status?
+        package let part: FileSystem.Status?
+        package let journal: FileSystem.Status?
+    }
+
+    /// Looks at the destination, `.part` and journal (three `lstat`s).
+    package func look() -> Look {
+        Look(destination: FileSystem.entryStatus(destination), part: FileSystem.entryStatus(part), journal: FileSystem.entryStatus(journal))
+    }
+
     /// The files whose journal is at `journalPath`, nil when its file name is no journal's
     /// (`DIR/.fastget`, the bare suffix, names no download).
     package static func owning(journal journalPath: String) -> SidecarFiles? {

@@ -28,28 +28,23 @@ struct StartPoint {
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
-    /// `singleStream` forces one plain GET (the server stopped honouring ranges).
+    /// `singleStream` forces one plain GET (the server stopped honouring ranges). `look`: what
+    /// is at the destination's paths, looked at under the lock already (before the probe).
     static func prepare(
         destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-        singleStream: Bool = false, notice: (String) -> Void, stop: () -> String? = { nil }
+        singleStream: Bool = false, look: SidecarFiles.Look? = nil, notice: (String) -> Void, stop: () -> String? = { nil }
     ) throws(FastgetError) -> StartPoint? {
-        if FileSystem.isDirectory(destination) {
-            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
-        }
-        // A device or FIFO given as the output is streamed to before this point; one that
-        // appears under a name the server gave is never renamed over or moved aside.
-        if let kind = FileSystem.kind(destination), kind != .regular {
-            throw FastgetError(
-                .cannotCreateOutput, "\(destination) is not a regular file", hint: "name it with -o to write the download to it")
-        }
         let files = SidecarFiles(destination)
-        try files.refuseUnlessRegular()
-        try files.refuseUnlessJournal()
+        // Each path looked at once, under the lock; the rest decides on what this saw.
+        let look = look ?? files.look()
+        try refuseUnusable(destination, look.destination)
+        try files.refuseUnlessRegular(look)
+        try files.refuseUnlessJournal(look)
         let (partPath, journalPath) = (files.part, files.journal)
         let header = Journal(
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(resource), segments: [])
-        let finalExists = FileSystem.exists(destination)
+        let finalExists = look.destination != nil
         if finalExists && !options.overwrite
             && (CompletionMark.marks(destination, as: header)
                 || finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header))
@@ -66,7 +61,7 @@ struct StartPoint {
         }
         let segmented = resource.isSegmentable && !singleStream
 
-        if segmented,
+        if segmented, look.journal != nil,
             let journal = usableJournal(
                 at: journalPath, partPath: partPath, header: header,
                 continuing: options.continuePartial, notice: notice)
@@ -75,7 +70,7 @@ struct StartPoint {
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
-        let partIsForeign = files.partIsForeign(url: header.url)
+        let partIsForeign = files.partIsForeign(url: header.url, look)
         let foreignPart = partIsForeign && !options.overwrite
         if foreignPart && (!options.continuePartial || finalExists) {
             throw files.foreignPartRefusal(destinationExists: finalExists)
@@ -86,15 +81,17 @@ struct StartPoint {
                 options: options, notice: notice, stop: stop)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
-        if !segmented && !singleStream && !partIsForeign, (FileSystem.size(partPath) ?? 0) > 0 {
+        let partSize = look.part?.size ?? 0
+        if !segmented && !singleStream && !partIsForeign, partSize > 0 {
             // A stream from a server without ranges (or of unknown length) cannot skip what a
             // stopped run left; say so rather than start over silently. Another program's part
             // replaced by --overwrite was never to be resumed.
             let why = resource.acceptsRanges ? "the server gives no length" : "the server does not accept ranges"
             notice("\(partPath) cannot be resumed (\(why)); starting from 0")
         }
-        try checkSpace(for: destination, needed: resource.length ?? 0, freed: FileSystem.size(partPath) ?? 0)
-        try? FileSystem.remove(journalPath)
+        try checkSpace(for: destination, needed: resource.length ?? 0, freed: partSize)
+        // A journal that would not go is still there: the checkpointer must know it.
+        let journalLeft = look.journal != nil && (try? FileSystem.remove(journalPath)) == nil
         let output = try OutputFile(finalPath: destination, length: resource.length, url: header.url, stop: stop)
         guard segmented, let length = resource.length else {
             return StartPoint(
@@ -104,7 +101,24 @@ struct StartPoint {
         let ranges = SegmentPlan.ranges(length: length, options: options)
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
-            replacesDestination: options.overwrite)
+            replacesDestination: options.overwrite, journalLeft: journalLeft)
+    }
+
+    /// Refuses a destination (as `look` saw it) that is a directory or, through a link too,
+    /// anything but a regular file. A device or FIFO given as the output is streamed to before
+    /// this point; one that appears under a name the server gave is never renamed over or
+    /// moved aside.
+    private static func refuseUnusable(_ destination: String, _ status: FileSystem.Status?) throws(FastgetError) {
+        guard let status, status.kind != .regular else { return }
+        // A link is judged by what it names (a link to a regular file is used as before).
+        let kind = status.kind == .symbolicLink ? FileSystem.kind(destination) : status.kind
+        if kind == .directory {
+            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
+        }
+        if let kind, kind != .regular {
+            throw FastgetError(
+                .cannotCreateOutput, "\(destination) is not a regular file", hint: "name it with -o to write the download to it")
+        }
     }
 
     /// Carries on from `journal`, usable for this download: its `.part` kept, its mirrors,
@@ -156,9 +170,11 @@ struct StartPoint {
     /// A segmented start from nothing: the journal is written the moment the `.part` exists.
     private static func fresh(
         _ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
-        replacesDestination: Bool
+        replacesDestination: Bool, journalLeft: Bool = false
     ) throws(FastgetError) -> StartPoint {
-        let checkpointer = Checkpointer(path: journalPath, output: output, header: header)
+        // Called once any journal at `journalPath` was removed (`journalLeft` when that failed):
+        // until it writes one, there is none.
+        let checkpointer = Checkpointer(path: journalPath, output: output, header: header, present: journalLeft)
         // A file small enough to come in one short request has nothing to plan: a kill before
         // it is in costs at most that request again. Its journal is written only if it stops
         // short (the last checkpoint).
