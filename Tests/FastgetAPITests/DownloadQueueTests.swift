@@ -68,6 +68,34 @@ import Testing
         #expect(SHA256.hex(ofFile: held.destination) == SHA256.hex(DownloadQueueTests.files[3]))
     }
 
+    @Test func aDownloadResumedAsItPausesStillStarts() throws {
+        // Its observers hear `paused` before the queue frees its slot: one that resumes it at
+        // once makes it queued while the queue still counts it as launched. The queue must
+        // look at it again when the slot is freed, not pass it by for good.
+        let server = try server(rate: 64 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        let paused = Locked(false)
+        queue.onEvent { download, event in
+            switch event {
+            case .progress where !paused.withLock({ $0 }):
+                download.pause()
+            case .stateChanged(.paused)
+            where !paused.withLock({ done in
+                defer { done = true }; return done
+            }):
+                download.resume()
+            default: break
+            }
+        }
+        let download = try queue.add(server.url("/f4"))
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(paused.withLock { $0 })
+        #expect(download.state == .completed)
+        #expect(SHA256.hex(ofFile: download.destination) == SHA256.hex(DownloadQueueTests.files[4]))
+    }
+
     @Test func theQueuesHandlerSeesEveryDownloadFromItsFirstEvent() throws {
         let server = try server(rate: 4 * 1_048_576)
         let directory = try TemporaryDirectory()

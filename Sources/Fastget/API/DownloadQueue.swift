@@ -194,7 +194,13 @@ public final class DownloadQueue: Sendable {
             with: { [weak self] _ in self?.requeue() },
             settled: { [weak self] download in
                 guard let self else { return }
-                self.state.withLock { _ = $0.launched.remove(ObjectIdentifier(download)) }
+                // A download resumed by an observer as it paused is queued again while still
+                // launched, and `pump` passed it by: look from the start again.
+                let again = !download.state.isFinal
+                self.state.withLock { entries in
+                    entries.launched.remove(ObjectIdentifier(download))
+                    if again { entries.next = 0 }
+                }
                 self.pump()
                 if self.ownsSession && self.isIdle { self.session.closeIdleConnections() }
             })
