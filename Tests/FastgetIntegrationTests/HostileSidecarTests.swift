@@ -231,4 +231,27 @@ import Testing
         #expect(server.requests.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
+
+    /// Another program's `.part` that appears while the probe is out (a browser saving the same
+    /// name) is refused as one there from the start is, not replaced: the look taken before
+    /// the probe did not see it.
+    @Test func aForeignPartMadeDuringTheProbeIsKept() throws {
+        let (directory, _) = try directoryWithVictim()
+        defer { directory.remove() }
+        let part = directory.file("f.bin.part")
+        let file = TestFile(data)
+        let planted = Locked(false)
+        let server = try TestServer { [victimBytes] request in
+            if !planted.withLock({ done in
+                defer { done = true }; return done
+            }) {
+                FileManager.default.createFile(atPath: part, contents: Data(victimBytes[..<4096]))
+            }
+            return .file(file)
+        }
+        let result = try run(["-q", "-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: part) == SHA256.hex(Array(victimBytes[..<4096])))
+        #expect(kind(directory.file("f.bin")) == nil)
+    }
 }

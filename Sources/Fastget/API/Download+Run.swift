@@ -47,8 +47,10 @@ extension Download {
                 requester, opening: restarts == 0 && !singleStream && mayOpen(look?.files), tell: tell)
             defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: identity, ownership: &ownership)
-            // The early look serves the first pass at the name it was taken for, no other.
-            let seen = look?.at == destination ? look?.files : nil
+            // The early look serves the first pass at the name it was taken for, no other; its
+            // `.part` and journal are looked at again, since another program may have made one
+            // while the probe was out (a foreign `.part` must be refused, not replaced).
+            let seen = look.flatMap { $0.at == destination ? SidecarFiles(destination).relookingSidecars($0.files) : nil }
             look = nil
             guard
                 let start = try StartPoint.prepare(

@@ -47,6 +47,13 @@ package struct SidecarFiles: Sendable, Equatable {
         Look(destination: FileSystem.entryStatus(destination), part: FileSystem.entryStatus(part), journal: FileSystem.entryStatus(journal))
     }
 
+    /// `look` with the `.part` and journal looked at again (two `lstat`s): another program may
+    /// have put one there since (a look taken before the probe). The destination is not: a file
+    /// that appears there is met by the final rename, which never replaces.
+    package func relookingSidecars(_ look: Look) -> Look {
+        Look(destination: look.destination, part: FileSystem.entryStatus(part), journal: FileSystem.entryStatus(journal))
+    }
+
     /// The files whose journal is at `journalPath`, nil when its file name is no journal's
     /// (`DIR/.fastget`, the bare suffix, names no download).
     package static func owning(journal journalPath: String) -> SidecarFiles? {
