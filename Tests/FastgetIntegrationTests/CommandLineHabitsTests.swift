@@ -184,7 +184,12 @@ struct HabitRow: Sendable, CustomTestStringConvertible {
         defer { directory.remove() }
         let arguments = ["--no-config", "-nv", "-n", "8", "-o", "k.bin", server.url()]
         let first = try Spawned(try fastgetExecutable(), arguments, in: directory.path)
-        first.wait(upTo: 30) { FileManager.default.fileExists(atPath: directory.file("k.bin.part")) && server.responses.isEmpty }
+        // Killed once its `.part` holds something (a `.part` still empty has nothing to lose,
+        // and the rerun rightly says nothing of it).
+        first.wait(upTo: 30) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory.file("k.bin.part"))[.size] as? Int) ?? 0
+            return size > 0 && server.responses.isEmpty
+        }
         first.signal(SIGKILL)
         #expect(first.waitForExit(30))
         // (Its notices may not be out yet when it is killed: events reach the display at the
