@@ -29,8 +29,8 @@ public final class DownloadQueue: Sendable {
         var downloads: [Download] = []
         /// Downloads the queue started that have not yet paused or ended.
         var launched: Set<ObjectIdentifier> = []
-        /// What `onEvent` registered, given to each download added since.
-        var observers: [@Sendable (Download, DownloadEvent) -> Void] = []
+        /// What `onEvent` registered (by token): every download of the queue tells them.
+        var observers: [Int: @Sendable (Download, DownloadEvent) -> Void] = [:]
         /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
         var holding = false
     }
@@ -63,11 +63,22 @@ public final class DownloadQueue: Sendable {
     /// Every download in the queue, in the order they were added (restored ones first).
     public var downloads: [Download] { state.withLock { $0.downloads } }
 
-    /// Calls `handler` with every event of every download added from now on, from its first:
-    /// a download that ends as soon as it starts (a file already complete) is seen too, which
-    /// `Download.onEvent` called after `add` may miss. Called on the download's threads.
-    public func onEvent(_ handler: @escaping @Sendable (Download, DownloadEvent) -> Void) {
-        state.withLock { $0.observers.append(handler) }
+    /// Calls `handler` with every later event of every download in the queue, those restored
+    /// from journals included, and with every event of a download added from now on, from its
+    /// first: a download that ends as soon as it starts (a file already complete) is seen too,
+    /// which `Download.onEvent` called after `add` may miss. Called on the download's threads
+    /// (see `DownloadEvent`), until the returned token is given to `removeHandler`.
+    @discardableResult
+    public func onEvent(_ handler: @escaping @Sendable (Download, DownloadEvent) -> Void) -> EventHandlerToken {
+        let token = EventHub.newToken()
+        state.withLock { $0.observers[token] = handler }
+        return EventHandlerToken(token)
+    }
+
+    /// Stops calling the handler `onEvent` returned `token` for, and lets go of it. It gets no
+    /// event delivered after this returns; a call already under way on another thread finishes.
+    public func removeHandler(_ token: EventHandlerToken) {
+        _ = state.withLock { $0.observers.removeValue(forKey: token.value) }
     }
 
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
@@ -103,9 +114,7 @@ public final class DownloadQueue: Sendable {
             }
             entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
             entries.downloads.append(candidate)
-            for observer in entries.observers {
-                candidate.onEvent { [weak candidate] event in if let candidate { observer(candidate, event) } }
-            }
+            tell(about: candidate)
             return .success((candidate, entries.holding))
         }
         let (download, hold) = try result.get()
@@ -202,6 +211,16 @@ public final class DownloadQueue: Sendable {
         idle.signal()
     }
 
+    /// Hands the queue's handlers every event of `download` (registered before it can start).
+    /// Neither is kept alive by it.
+    private func tell(about download: Download) {
+        download.onEvent { [weak self, weak download] event in
+            guard let self, let download else { return }
+            let observers = self.state.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
+            for observer in observers { observer(download, event) }
+        }
+    }
+
     /// Rebuilds a paused download for every journal in the directory that can be read.
     private func restore() {
         guard let names = try? FileSystem.list(directory) else { return }
@@ -213,6 +232,7 @@ public final class DownloadQueue: Sendable {
                     options: options, session: session, state: .paused)
             else { continue }
             state.withLock { $0.downloads.append(download) }
+            tell(about: download)
             manage(download)
         }
     }

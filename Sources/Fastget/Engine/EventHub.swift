@@ -1,26 +1,94 @@
-/// The observers of one download: callbacks and `AsyncStream` continuations. Events are handed
-/// out in the order they are published; observers added later get only later events.
+/// The observers of one download (callbacks and `AsyncStream` continuations) and the events on
+/// their way to them.
+///
+/// Events are delivered one at a time, in the order they were published, by one thread at a
+/// time: the thread that publishes delivers (the coordinator, for a run), unless a delivery is
+/// under way on another thread, which then delivers the new event after what it holds. An
+/// observer gets only events published after it was added, and none delivered after it was
+/// removed.
 final class EventHub: Sendable {
-    private let observers = Locked<[Int: @Sendable (DownloadEvent) -> Void]>([:])
-    private let nextToken = Locked(0)
+    /// A registration's number: unique in the process (a token of another hub removes nothing
+    /// here), and increasing, which is how an event knows the observers it was published to.
+    private static let lastToken = Locked(0)
 
-    @discardableResult
-    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void) -> Int {
-        let token = nextToken.withLock { token in
+    private struct Item: Sendable {
+        let event: DownloadEvent?
+        /// The newest observer registered when it was published.
+        let newest: Int
+        let then: (@Sendable () -> Void)?
+    }
+
+    private struct State: Sendable {
+        var observers: [Int: @Sendable (DownloadEvent) -> Void] = [:]
+        var newest = 0
+        var pending: [Item] = []
+        var delivering = false
+    }
+
+    private let state = Locked(State())
+
+    /// A number no other registration in the process has (an observer's, or a queue's handler's).
+    static func newToken() -> Int {
+        lastToken.withLock { token in
             token += 1
             return token
         }
-        observers.withLock { $0[token] = observer }
+    }
+
+    @discardableResult
+    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void) -> Int {
+        let token = EventHub.newToken()
+        state.withLock { state in
+            state.observers[token] = observer
+            state.newest = token
+        }
         return token
     }
 
-    func remove(_ token: Int) { observers.withLock { $0[token] = nil } }
+    func remove(_ token: Int) { state.withLock { _ = $0.observers.removeValue(forKey: token) } }
 
     /// How many observers are registered.
-    var count: Int { observers.withLock { $0.count } }
+    var count: Int { state.withLock { $0.observers.count } }
 
-    func publish(_ event: DownloadEvent) {
-        let current = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for observer in current { observer(event) }
+    /// Delivers `event` on the calling thread (see the type's comment for the exception).
+    func publish(_ event: DownloadEvent) { publish([event]) }
+
+    /// Delivers `events`, then runs `then`, on the calling thread (see the type's comment for
+    /// the exception).
+    func publish(_ events: [DownloadEvent], then: (@Sendable () -> Void)? = nil) {
+        if post(events, then: then) { drain() }
+    }
+
+    /// Queues `events` and then `then` for delivery and returns at once. True: no delivery is
+    /// under way, and the caller must call `drain()` (on another thread, for a delivery that
+    /// must not happen inside the caller's call). Safe to call holding a lock an observer
+    /// never takes (nothing is called here).
+    func post(_ events: [DownloadEvent], then: (@Sendable () -> Void)? = nil) -> Bool {
+        state.withLock { state in
+            state.pending += events.map { Item(event: $0, newest: state.newest, then: nil) }
+            if let then { state.pending.append(Item(event: nil, newest: state.newest, then: then)) }
+            guard !state.delivering, !state.pending.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }
+    }
+
+    /// Delivers what is pending, in order, until nothing is.
+    func drain() {
+        while true {
+            let next = state.withLock { state -> (Item, [@Sendable (DownloadEvent) -> Void])? in
+                guard !state.pending.isEmpty else {
+                    state.delivering = false
+                    return nil
+                }
+                let item = state.pending.removeFirst()
+                guard item.event != nil else { return (item, []) }
+                let current = state.observers.filter { $0.key <= item.newest }.sorted { $0.key < $1.key }.map(\.value)
+                return (item, current)
+            }
+            guard let (item, observers) = next else { return }
+            if let event = item.event { for observer in observers { observer(event) } }
+            item.then?()
+        }
     }
 }
