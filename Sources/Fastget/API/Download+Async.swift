@@ -1,5 +1,5 @@
 // The async face of `Download`. The static command-line build (scripts/build-static.sh)
-// leaves it out with FASTGET_NO_CONCURRENCY: the CLI never awaits, and without these two
+// leaves it out with FASTGET_NO_CONCURRENCY: the CLI never awaits, and without these
 // functions the Swift concurrency runtime and libdispatch are not linked (0.7 MB).
 #if !FASTGET_NO_CONCURRENCY
 extension Download {
@@ -26,8 +26,26 @@ extension Download {
     /// queue gives it a slot), then waits for its final state: returns
     /// the report when it completed, throws the error when it failed or `.cancelled` when it was
     /// cancelled. A pause does not end the wait; a later `resume` or `cancel` does.
+    ///
+    /// Cancelling the task that awaits it cancels the download as `cancel()` does: it stops
+    /// within a second and stays resumable (its `.part` file and journal are kept; a new
+    /// download of the same URL and destination continues it), and this throws `.cancelled`.
+    /// A download that completed first is returned. A task cancelled before it calls this
+    /// throws `.cancelled` at once and leaves the download as it was: not started, not
+    /// cancelled.
     public func result() async throws(FastgetError) -> DownloadReport {
-        let outcome: Result<DownloadReport, FastgetError> = await withCheckedContinuation { continuation in
+        guard !Task.isCancelled else { throw FastgetError(.cancelled, "the task awaiting the download was cancelled") }
+        let outcome = await withTaskCancellationHandler {
+            await outcomeStartingIfIdle()
+        } onCancel: {
+            cancel()
+        }
+        return try outcome.get()
+    }
+
+    /// Waits for the final state, starting the download unless a queue manages it.
+    private func outcomeStartingIfIdle() async -> Result<DownloadReport, FastgetError> {
+        await withCheckedContinuation { continuation in
             // The observer goes once the outcome is delivered: waiting again must not leave
             // one more observer behind each time.
             let delivered = Locked(false)
@@ -55,7 +73,6 @@ extension Download {
             if let outcome { once(outcome) }
             if !managed { start() } // in a queue, the queue decides when it starts
         }
-        return try outcome.get()
     }
 }
 #endif
