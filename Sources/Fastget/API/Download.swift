@@ -155,6 +155,10 @@ public final class Download: Sendable {
     /// running elsewhere it throws `.usage`.
     ///
     /// `progress` and `notice` are shortcuts for the `.progress` and `.notice` events.
+    ///
+    /// It blocks the calling thread for the whole download: in async code, `start()` and
+    /// `await result()` wait without blocking one.
+    @available(*, noasync, message: "it blocks the thread for the whole download; use 'await result()'")
     @discardableResult
     public func run(
         progress: (DownloadProgress) -> Void = { _ in },

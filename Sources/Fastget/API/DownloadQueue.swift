@@ -33,6 +33,13 @@ public final class DownloadQueue: Sendable {
         var observers: [Int: @Sendable (Download, DownloadEvent) -> Void] = [:]
         /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
         var holding = false
+        /// What `idle()` waits on, by number: called with true when the queue is idle, false
+        /// when the wait was cancelled. (Closures: the static build has no concurrency types.)
+        var idleWaiters: [Int: @Sendable (Bool) -> Void] = [:]
+        var lastWaiter = 0
+
+        /// No download is queued or running.
+        var isIdle: Bool { launched.isEmpty && !downloads.contains { $0.state == .queued || $0.state.isActive } }
     }
 
     /// - Parameters:
@@ -161,7 +168,8 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Blocks until no download is queued or running, or `timeout` seconds pass; returns whether
-    /// the queue went idle.
+    /// the queue went idle. In async code, `await idle()` waits without blocking a thread.
+    @available(*, noasync, message: "it blocks the thread; use 'await idle()'")
     @discardableResult
     public func waitUntilIdle(timeout: Double = .infinity) -> Bool {
         let deadline = MonotonicClock.seconds() + timeout
@@ -174,11 +182,7 @@ public final class DownloadQueue: Sendable {
     }
 
     /// No download is queued or running.
-    public var isIdle: Bool {
-        state.withLock { entries in
-            entries.launched.isEmpty && !entries.downloads.contains { $0.state == .queued || $0.state.isActive }
-        }
-    }
+    public var isIdle: Bool { state.withLock { $0.isIdle } }
 
     // MARK: - Scheduling
 
@@ -209,6 +213,42 @@ public final class DownloadQueue: Sendable {
         }
         starting.forEach { $0.start(on: runners) }
         idle.signal()
+        wakeIdleWaiters()
+    }
+
+    /// Ends the `idle()` waits once nothing is queued or running.
+    private func wakeIdleWaiters() {
+        let waiters = state.withLock { entries -> [@Sendable (Bool) -> Void] in
+            guard !entries.idleWaiters.isEmpty, entries.isIdle else { return [] }
+            defer { entries.idleWaiters = [:] }
+            return Array(entries.idleWaiters.values)
+        }
+        for waiter in waiters { waiter(true) }
+    }
+
+    /// A number for a new `idle()` wait.
+    func newIdleWait() -> Int {
+        state.withLock { entries in
+            entries.lastWaiter += 1
+            return entries.lastWaiter
+        }
+    }
+
+    /// Registers `waiter` as wait `number`, or calls it at once: with true when the queue is
+    /// idle, with false when `cancelled` says the wait is cancelled already.
+    func addIdleWaiter(_ number: Int, cancelled: @Sendable () -> Bool, _ waiter: @escaping @Sendable (Bool) -> Void) {
+        let now = state.withLock { entries -> Bool? in
+            if entries.isIdle { return true }
+            if cancelled() { return false }
+            entries.idleWaiters[number] = waiter
+            return nil
+        }
+        if let now { waiter(now) }
+    }
+
+    /// Ends the wait numbered `number` as cancelled, unless it has ended.
+    func endIdleWait(_ number: Int) {
+        state.withLock { $0.idleWaiters.removeValue(forKey: number) }?(false)
     }
 
     /// Hands the queue's handlers every event of `download` (registered before it can start).
