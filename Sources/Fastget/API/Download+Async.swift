@@ -43,6 +43,22 @@ extension Download {
         return try outcome.get()
     }
 
+    /// `dryRun()` for async code: the probe runs on a thread of its own, so no thread of the
+    /// task's executor waits for the network. Cancelling the task does not stop the probe (its
+    /// timeouts bound it); what it found is returned.
+    public func dryRun() async throws(FastgetError) -> DownloadPlan {
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<DownloadPlan, FastgetError>, Never>) in
+            do throws(SystemError) {
+                _ = try PosixThread(stackSize: 1 << 20) { [self] in
+                    continuation.resume(returning: Result { () throws(FastgetError) in try self.dryRun() })
+                }
+            } catch {
+                continuation.resume(returning: .failure(FastgetError(.localIO, "cannot start a thread for the dry run: \(error.reason)")))
+            }
+        }
+        return try outcome.get()
+    }
+
     /// Waits for the final state, starting the download unless a queue manages it.
     private func outcomeStartingIfIdle() async -> Result<DownloadReport, FastgetError> {
         await withCheckedContinuation { continuation in
