@@ -73,7 +73,7 @@ import Testing
     /// registered; a handler registered then still hears them once resumed.
     @Test func theQueuesHandlerHearsDownloadsRestoredFromJournals() throws {
         let fast = Shared(false)
-        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in fast.current ? nil : 64 * 1024 }))
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in fast.current ? nil : 16 * 1024 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory, segments: 2)

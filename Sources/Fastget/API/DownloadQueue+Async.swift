@@ -23,8 +23,8 @@ extension DownloadQueue {
     /// Waits until no download is queued or running (returns at once when none is), without
     /// blocking a thread: the async `waitUntilIdle()`. A paused download does not keep the
     /// queue busy.
-    /// - Throws: `CancellationError` when the waiting task is cancelled first (the downloads
-    ///   go on).
+    /// - Throws: `CancellationError` when the waiting task is cancelled before the queue goes
+    ///   idle, or was cancelled when it called this (the downloads go on).
     public func idle() async throws(CancellationError) {
         let number = newIdleWait()
         let wentIdle = await withTaskCancellationHandler {

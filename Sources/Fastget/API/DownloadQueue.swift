@@ -234,12 +234,12 @@ public final class DownloadQueue: Sendable {
         }
     }
 
-    /// Registers `waiter` as wait `number`, or calls it at once: with true when the queue is
-    /// idle, with false when `cancelled` says the wait is cancelled already.
+    /// Registers `waiter` as wait `number`, or calls it at once: with false when `cancelled`
+    /// says the wait is cancelled already, else with true when the queue is idle.
     func addIdleWaiter(_ number: Int, cancelled: @Sendable () -> Bool, _ waiter: @escaping @Sendable (Bool) -> Void) {
         let now = state.withLock { entries -> Bool? in
-            if entries.isIdle { return true }
             if cancelled() { return false }
+            if entries.isIdle { return true }
             entries.idleWaiters[number] = waiter
             return nil
         }
