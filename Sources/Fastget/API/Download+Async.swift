@@ -22,6 +22,36 @@ extension Download {
         return stream
     }
 
+    /// Calls `handler` on the main actor with every later event, in order, until the returned
+    /// token is given to `removeHandler`: it may update `@MainActor` state directly, and never
+    /// runs on the coordinator thread or inside the caller's own call. Once removed (from the
+    /// main actor), it is not called again, not even for events already on their way.
+    ///
+    /// Events wait for the main actor in a buffer of at most `Download.eventBufferLimit`: beyond
+    /// that the oldest are dropped (the final event, the newest, is always kept).
+    @discardableResult
+    public func onEventOnMainActor(_ handler: @escaping @MainActor @Sendable (DownloadEvent) -> Void) -> EventHandlerToken {
+        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(Download.eventBufferLimit))
+        let removed = Locked(false)
+        let token = hub.add(
+            { event in
+                continuation.yield(event)
+                if event.isFinal { continuation.finish() }
+            },
+            removed: {
+                removed.withLock { $0 = true }
+                continuation.finish()
+            })
+        if state.isFinal { continuation.finish() }
+        Task { @MainActor in
+            for await event in stream {
+                if removed.withLock({ $0 }) { break }
+                handler(event)
+            }
+        }
+        return EventHandlerToken(token)
+    }
+
     /// Starts the download if it is queued or paused (one in a `DownloadQueue` starts when the
     /// queue gives it a slot), then waits for its final state: returns
     /// the report when it completed, throws the error when it failed or `.cancelled` when it was

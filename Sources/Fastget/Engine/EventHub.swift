@@ -20,6 +20,8 @@ final class EventHub: Sendable {
 
     private struct State: Sendable {
         var observers: [Int: @Sendable (DownloadEvent) -> Void] = [:]
+        /// What `remove` calls for an observer that asked to know.
+        var removals: [Int: @Sendable () -> Void] = [:]
         var newest = 0
         var pending: [Item] = []
         var delivering = false
@@ -35,17 +37,25 @@ final class EventHub: Sendable {
         }
     }
 
+    /// Registers `observer`; `removed` is called when `remove` takes it out.
     @discardableResult
-    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void) -> Int {
+    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void, removed: (@Sendable () -> Void)? = nil) -> Int {
         let token = EventHub.newToken()
         state.withLock { state in
             state.observers[token] = observer
+            state.removals[token] = removed
             state.newest = token
         }
         return token
     }
 
-    func remove(_ token: Int) { state.withLock { _ = $0.observers.removeValue(forKey: token) } }
+    func remove(_ token: Int) {
+        let removed = state.withLock { state in
+            state.observers[token] = nil
+            return state.removals.removeValue(forKey: token)
+        }
+        removed?()
+    }
 
     /// How many observers are registered.
     var count: Int { state.withLock { $0.observers.count } }
