@@ -40,13 +40,16 @@ final class EventHub: Sendable {
     /// Registers `observer`; `removed` is called when `remove` takes it out.
     @discardableResult
     func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void, removed: (@Sendable () -> Void)? = nil) -> Int {
-        let token = EventHub.newToken()
+        // The token is taken under this hub's lock: two adds on different threads then register
+        // in the order of their tokens, so `newest` never goes back (an observer with a token
+        // above it would hear no event at all).
         state.withLock { state in
+            let token = EventHub.newToken()
             state.observers[token] = observer
             state.removals[token] = removed
             state.newest = token
+            return token
         }
-        return token
     }
 
     func remove(_ token: Int) {

@@ -1,0 +1,33 @@
+import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// Handlers added, removed and blocking on several threads at once: every handler hears what
+/// it was registered for, a removed one hears nothing more, and one download's handler never
+/// holds up another download's events.
+@Suite struct HandlerRaceTests {
+    /// Handlers registered from many threads at once on one download all hear its end: a
+    /// registration that finished later than a newer one must not hide the newer one from
+    /// every later event (then `result()` would never return).
+    @Test func handlersAddedConcurrentlyAllHearTheEnd() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let threads = 4, perThread = 2
+        for round in 0..<5000 { // before the fix, one round in a few thousand lost a handler
+            // Never started: `cancel()` ends it at once, no server needed.
+            let download = try Download(url: "http://127.0.0.1:9/r\(round).bin", options: testOptions(directory))
+            let heard = Shared(0)
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                for _ in 0..<perThread {
+                    download.onEvent { event in if case .cancelled = event { heard.withLock { $0 += 1 } } }
+                }
+            }
+            download.cancel()
+            guard eventually(timeout: 10, { heard.current == threads * perThread }) else {
+                Issue.record("round \(round): \(heard.current) of \(threads * perThread) handlers heard the cancel")
+                return
+            }
+        }
+    }
+}
