@@ -30,4 +30,44 @@ import Testing
             }
         }
     }
+
+    /// The first handler of an event removes the second: the second is not called, not even
+    /// for that event (the removal returned before its call would have started).
+    @Test func aHandlerRemovedByAnEarlierHandlerOfTheSameEventIsNotCalled() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let download = try Download(url: "http://127.0.0.1:9/x.bin", options: testOptions(directory))
+        let second = Shared<EventHandlerToken?>(nil)
+        let secondCalls = Shared(0)
+        download.onEvent { [unowned download] _ in
+            if let token = second.withLock({ $0.take() }) { download.removeHandler(token) }
+        }
+        second.withLock { $0 = download.onEvent { _ in secondCalls.withLock { $0 += 1 } } }
+        let ended = Shared(false)
+        download.onEvent { event in if case .cancelled = event { ended.withLock { $0 = true } } }
+        download.cancel() // .stateChanged(.cancelled), then .cancelled
+        #expect(eventually(timeout: 30) { ended.current })
+        #expect(secondCalls.current == 0)
+    }
+
+    /// The same with a queue's handlers.
+    @Test func aQueueHandlerRemovedByAnEarlierHandlerOfTheSameEventIsNotCalled() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, options: testOptions(directory))
+        queue.pauseAll() // what is added waits paused: no run, no server
+        let second = Shared<EventHandlerToken?>(nil)
+        let secondCalls = Shared(0)
+        queue.onEvent { [unowned queue] _, _ in
+            if let token = second.withLock({ $0.take() }) { queue.removeHandler(token) }
+        }
+        second.withLock { $0 = queue.onEvent { _, _ in secondCalls.withLock { $0 += 1 } } }
+        let ended = Shared(false)
+        queue.onEvent { _, event in if case .cancelled = event { ended.withLock { $0 = true } } }
+        let download = try queue.add("http://127.0.0.1:9/x.bin")
+        #expect(download.state == .paused)
+        queue.cancelAll()
+        #expect(eventually(timeout: 30) { ended.current })
+        #expect(secondCalls.current == 0)
+    }
 }

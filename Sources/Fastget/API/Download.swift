@@ -134,16 +134,19 @@ public final class Download: Sendable {
     // MARK: - Observing
 
     /// Calls `handler` with every later event (see `DownloadEvent` for the order and threads),
-    /// until the returned token is given to `removeHandler`. The handler must return quickly:
-    /// it runs on the coordinator thread.
+    /// until the returned token is given to `removeHandler`. The handler should return quickly:
+    /// it runs on the thread that delivers this download's events (the coordinator, during a
+    /// run), and this download's later events, and its transfer, wait for it.
     @discardableResult
     public func onEvent(_ handler: @escaping @Sendable (DownloadEvent) -> Void) -> EventHandlerToken {
         EventHandlerToken(hub.add(handler))
     }
 
     /// Stops calling the handler `onEvent` returned `token` for, and lets go of it (and of what
-    /// it captured). It gets no event delivered after this returns; a call already under way
-    /// on another thread finishes. A token of another download or queue removes nothing.
+    /// it captured). Called from a handler, no later call is made, not even for the event being
+    /// delivered. Called on another thread, it does not wait: a call already running there
+    /// finishes, and one the delivering thread decided on just before may still start; no call
+    /// is decided after this returns. A token of another download or queue removes nothing.
     public func removeHandler(_ token: EventHandlerToken) { hub.remove(token.value) }
 
     // MARK: - Control

@@ -82,8 +82,10 @@ public final class DownloadQueue: Sendable {
         return EventHandlerToken(token)
     }
 
-    /// Stops calling the handler `onEvent` returned `token` for, and lets go of it. It gets no
-    /// event delivered after this returns; a call already under way on another thread finishes.
+    /// Stops calling the handler `onEvent` returned `token` for, and lets go of it. Called from a
+    /// handler, no later call is made, not even for the event being delivered. Called on another
+    /// thread, it does not wait: a call already running there finishes, and one a delivering
+    /// thread decided on just before may still start; no call is decided after this returns.
     public func removeHandler(_ token: EventHandlerToken) {
         _ = state.withLock { $0.observers.removeValue(forKey: token.value) }
     }
@@ -256,8 +258,11 @@ public final class DownloadQueue: Sendable {
     private func tell(about download: Download) {
         download.onEvent { [weak self, weak download] event in
             guard let self, let download else { return }
-            let observers = self.state.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
-            for observer in observers { observer(download, event) }
+            let tokens = self.state.withLock { $0.observers.keys.sorted() }
+            // Looked up again right before each call: one removed meanwhile is not called.
+            for token in tokens {
+                if let observer = self.state.withLock({ $0.observers[token] }) { observer(download, event) }
+            }
         }
     }
 

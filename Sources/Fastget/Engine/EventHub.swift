@@ -4,8 +4,12 @@
 /// Events are delivered one at a time, in the order they were published, by one thread at a
 /// time: the thread that publishes delivers (the coordinator, for a run), unless a delivery is
 /// under way on another thread, which then delivers the new event after what it holds. An
-/// observer gets only events published after it was added, and none delivered after it was
-/// removed.
+/// observer gets only events published after it was added. Removed, it is not called again:
+/// each call is decided under the lock right before it is made, so a removal by an observer
+/// (on the delivering thread) stops every later call, the rest of the same event's included.
+/// A removal on another thread does not wait for a call that is running, or was decided an
+/// instant before the removal took the lock and is about to run: that one call may still
+/// happen; none is decided after `remove` returns.
 final class EventHub: Sendable {
     /// A registration's number: unique in the process (a token of another hub removes nothing
     /// here), and increasing, which is how an event knows the observers it was published to.
@@ -89,18 +93,23 @@ final class EventHub: Sendable {
     /// Delivers what is pending, in order, until nothing is.
     func drain() {
         while true {
-            let next = state.withLock { state -> (Item, [@Sendable (DownloadEvent) -> Void])? in
+            let next = state.withLock { state -> (Item, [Int])? in
                 guard !state.pending.isEmpty else {
                     state.delivering = false
                     return nil
                 }
                 let item = state.pending.removeFirst()
                 guard item.event != nil else { return (item, []) }
-                let current = state.observers.filter { $0.key <= item.newest }.sorted { $0.key < $1.key }.map(\.value)
-                return (item, current)
+                return (item, state.observers.keys.filter { $0 <= item.newest }.sorted())
             }
-            guard let (item, observers) = next else { return }
-            if let event = item.event { for observer in observers { observer(event) } }
+            guard let (item, tokens) = next else { return }
+            if let event = item.event {
+                // Each observer is looked up again right before its call: one removed meanwhile
+                // (by an earlier observer of this event, say) is not called.
+                for token in tokens {
+                    if let observer = state.withLock({ $0.observers[token] }) { observer(event) }
+                }
+            }
             item.then?()
         }
     }
