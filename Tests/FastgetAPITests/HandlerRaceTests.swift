@@ -70,4 +70,34 @@ import Testing
         #expect(eventually(timeout: 30) { ended.current })
         #expect(secondCalls.current == 0)
     }
+
+    /// Two downloads whose handlers block once cancelled hold up only their own events: a third
+    /// download, paused and then awaited (resumed), still has every event and its result
+    /// delivered.
+    @Test func aBlockingHandlerHoldsUpNoOtherDownload() async throws {
+        let server = try TestServer(file: TestFile(testBytes(count: 256 * 1024, seed: 2850)))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = DispatchSemaphore(value: 0)
+        let blockers = try ["a", "b"].map { try Download(url: "http://127.0.0.1:9/\($0).bin", options: testOptions(directory)) }
+        for blocker in blockers {
+            blocker.onEvent { event in
+                guard case .cancelled = event else { return }
+                blocked.signal()
+                _ = gate.wait(timeout: .now() + 40) // released below; bounded all the same
+            }
+        }
+        defer { for _ in blockers { gate.signal() } }
+        for blocker in blockers { blocker.cancel() }
+        for _ in blockers { #expect(blocked.wait(timeout: .now() + 30) == .success) }
+
+        let download = try Download(url: server.url("/c.bin"), options: testOptions(directory))
+        let log = EventLog(download)
+        download.pause() // queued → paused, told on a delivery thread
+        let report = try await within(30) { try await download.result() } // resumes it
+        #expect(report.bytes == 256 * 1024)
+        #expect(eventually(timeout: 30) { log.finalEvents.count == 1 })
+        #expect(log.states == [.paused, .queued, .probing, .downloading, .completed])
+    }
 }

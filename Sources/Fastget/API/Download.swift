@@ -136,7 +136,8 @@ public final class Download: Sendable {
     /// Calls `handler` with every later event (see `DownloadEvent` for the order and threads),
     /// until the returned token is given to `removeHandler`. The handler should return quickly:
     /// it runs on the thread that delivers this download's events (the coordinator, during a
-    /// run), and this download's later events, and its transfer, wait for it.
+    /// run), and this download's later events, and its transfer, wait for it. Other downloads'
+    /// events do not.
     @discardableResult
     public func onEvent(_ handler: @escaping @Sendable (DownloadEvent) -> Void) -> EventHandlerToken {
         EventHandlerToken(hub.add(handler))
@@ -300,16 +301,20 @@ public final class Download: Sendable {
         }
     }
 
-    /// Process-wide threads that deliver what a control call changed while nothing ran: the
-    /// caller's own call never runs an observer, which may take a lock the caller holds.
-    private static let deliveries = Runners(limit: 2)
-
-    /// Starts delivering the hub's pending events on a delivery thread when `drain` says no
-    /// delivery is under way.
+    /// Starts delivering the hub's pending events on a thread of their own when `drain` says no
+    /// delivery is under way: the caller's own call never runs an observer, which may take a
+    /// lock the caller holds. The thread is this download's alone and ends with the delivery,
+    /// so a handler that blocks holds up only its own download's events, never another's (a
+    /// shared pool would make every download wait behind it). Control calls on a download
+    /// that is not running are rare, and the hub runs at most one delivery at a time, so a
+    /// download has at most one such thread.
     private func deliverLater(_ drain: Bool) {
         guard drain else { return }
-        // With no thread to be had, on this one: late events beat lost ones.
-        if !Download.deliveries.submit({ [hub] in hub.drain() }) { hub.drain() }
+        do throws(SystemError) {
+            _ = try PosixThread(stackSize: 1 << 20) { [hub] in hub.drain() }
+        } catch {
+            hub.drain() // with no thread to be had, on this one: late events beat lost ones
+        }
     }
 
     /// Lets a queue decide when a resumed download starts, and learn when it has paused or
