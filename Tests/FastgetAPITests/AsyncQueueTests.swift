@@ -72,20 +72,4 @@ import Testing
             #expect(SHA256.hex(ofFile: download.destination) == SHA256.hex(AsyncQueueTests.files[index]))
         }
     }
-
-    @Test func cancellingTheTaskAwaitingIdleEndsTheWaitNotTheDownloads() async throws {
-        let server = try server(rate: Shared(1024)) // minutes a file
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let queue = try DownloadQueue(directory: directory.path, options: testOptions(directory, segments: 1))
-        let download = try queue.add(server.url("/f1"))
-        let task = Task { try await queue.idle() }
-        task.cancel()
-        let outcome = try await within(60) { await task.result }
-        if case .failure(let error) = outcome { #expect(error is CancellationError) } else { Issue.record("the wait ended as if idle") }
-        #expect(!download.state.isFinal)
-        queue.cancelAll()
-        try await within(60) { try await queue.idle() }
-        #expect(download.state == .cancelled)
-    }
 }

@@ -248,6 +248,10 @@ public final class DownloadQueue: Sendable {
         if let now { waiter(now) }
     }
 
+    /// How many `idle()` waits are registered and have not ended (for tests: the task of a wait
+    /// counted here is suspended on it, or about to be).
+    var idleWaitCount: Int { state.withLock { $0.idleWaiters.count } }
+
     /// Ends the wait numbered `number` as cancelled, unless it has ended.
     func endIdleWait(_ number: Int) {
         state.withLock { $0.idleWaiters.removeValue(forKey: number) }?(false)
