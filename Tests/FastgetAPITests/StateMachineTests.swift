@@ -85,13 +85,16 @@ import Testing
         #expect(eventually { log.states.last == .completed })
         seen += pairs(log)
 
-        // queued → paused → cancelled, and queued → cancelled
+        // queued → paused → cancelled, and queued → cancelled (told on a delivery thread,
+        // never inside the call)
         (download, log) = try downloads.fresh(slow.url())
         download.pause()
         download.cancel()
+        #expect(eventually { log.finalEvents.count == 1 })
         seen += pairs(log)
         (download, log) = try downloads.fresh(slow.url())
         download.cancel()
+        #expect(eventually { log.finalEvents.count == 1 })
         seen += pairs(log)
         return seen
     }

@@ -85,3 +85,24 @@ func testOptions(_ directory: TemporaryDirectory, segments: Int = 4) -> Download
     options.progressInterval = 0.05
     return options
 }
+
+/// Thrown by `within` when its bound passes.
+struct TimedOut: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "not done within \(seconds) s" }
+}
+
+/// `body`'s value, or `TimedOut` once `seconds` pass (then `body` is cancelled): the bound on an
+/// await in a test, never a pause to let something happen.
+func within<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let value = try await group.next() ?? nil else { throw TimedOut(seconds: seconds) }
+        return value
+    }
+}

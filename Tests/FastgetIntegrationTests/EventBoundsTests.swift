@@ -16,7 +16,7 @@ import Testing
         options.progressInterval = 0.001 // about a thousand progress events in a second
         let download = try Download(url: server.url(), options: options)
         let events = download.events()
-        _ = try download.run()
+        _ = try blocking { try download.run() }
         var count = 0
         var last: DownloadEvent?
         for await event in events {

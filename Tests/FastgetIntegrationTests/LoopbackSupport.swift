@@ -22,3 +22,7 @@ func download(_ url: String, segments: Int = 4, configure: (inout DownloadOption
     do throws(FastgetError) { result = .success(try download.run()) } catch { result = .failure(error) }
     return (result, directory, options.output!)
 }
+
+/// Runs `body` as synchronous code: how an async test calls the blocking API (`run()`,
+/// `dryRun()`, `waitUntilIdle()`), which is unavailable from async contexts.
+func blocking<T>(_ body: () throws -> T) rethrows -> T { try body() }

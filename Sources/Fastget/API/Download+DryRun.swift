@@ -4,6 +4,9 @@ extension Download {
     /// the file's identity, where it would be saved, the ranges it would fetch, and whether a
     /// journal there would be resumed. Writes nothing, takes no lock, sends no ranged GET but
     /// the probe's own `bytes=0-0` when `HEAD` is refused.
+    ///
+    /// It blocks the calling thread while it probes; async code calls `await dryRun()`.
+    @available(*, noasync, message: "it blocks the thread while it probes; use 'await dryRun()'")
     public func dryRun() throws(FastgetError) -> DownloadPlan {
         let session = self.session ?? Session.standard()
         defer { if self.session == nil { session.closeIdleConnections() } }

@@ -133,11 +133,22 @@ public final class Download: Sendable {
 
     // MARK: - Observing
 
-    /// Calls `handler` with every later event (see `DownloadEvent` for the order and threads).
-    /// The handler must return quickly: it runs on the coordinator thread.
-    public func onEvent(_ handler: @escaping @Sendable (DownloadEvent) -> Void) {
-        hub.add(handler)
+    /// Calls `handler` with every later event (see `DownloadEvent` for the order and threads),
+    /// until the returned token is given to `removeHandler`. The handler should return quickly:
+    /// it runs on the thread that delivers this download's events (the coordinator, during a
+    /// run), and this download's later events, and its transfer, wait for it. Other downloads'
+    /// events do not.
+    @discardableResult
+    public func onEvent(_ handler: @escaping @Sendable (DownloadEvent) -> Void) -> EventHandlerToken {
+        EventHandlerToken(hub.add(handler))
     }
+
+    /// Stops calling the handler `onEvent` returned `token` for, and lets go of it (and of what
+    /// it captured). Called from a handler, no later call is made, not even for the event being
+    /// delivered. Called on another thread, it does not wait: a call already running there
+    /// finishes, and one the delivering thread decided on just before may still start; no call
+    /// is decided after this returns. A token of another download or queue removes nothing.
+    public func removeHandler(_ token: EventHandlerToken) { hub.remove(token.value) }
 
     // MARK: - Control
 
@@ -148,6 +159,10 @@ public final class Download: Sendable {
     /// running elsewhere it throws `.usage`.
     ///
     /// `progress` and `notice` are shortcuts for the `.progress` and `.notice` events.
+    ///
+    /// It blocks the calling thread for the whole download: in async code, `start()` and
+    /// `await result()` wait without blocking one.
+    @available(*, noasync, message: "it blocks the thread for the whole download; use 'await result()'")
     @discardableResult
     public func run(
         progress: (DownloadProgress) -> Void = { _ in },
@@ -166,16 +181,16 @@ public final class Download: Sendable {
             case ended(Result<DownloadReport, FastgetError>)
             case busy(DownloadState)
         }
-        let (begin, events) = control.withLock { control -> (Begin, [DownloadEvent]) in
-            if let outcome = control.outcome { return (.ended(outcome), []) }
+        let (begin, drain) = control.withLock { control -> (Begin, Bool) in
+            if let outcome = control.outcome { return (.ended(outcome), false) }
             var events: [DownloadEvent] = []
             if resumingPaused, control.state == .paused, change(&control, to: .queued) { events.append(.stateChanged(.queued)) }
-            guard control.state == .queued else { return (.busy(control.state), []) }
+            guard control.state == .queued else { return (.busy(control.state), hub.post(events)) }
             control.stop = nil
             _ = change(&control, to: .probing)
-            return (.go, events + [.stateChanged(.probing)])
+            return (.go, hub.post(events + [.stateChanged(.probing)]))
         }
-        events.forEach(hub.publish)
+        if drain { hub.drain() } // a run's events come on its own thread
         switch begin {
         case .ended(let outcome): return try outcome.get()
         case .busy(let state): throw FastgetError(.usage, "the download of \(url) is \(state) already")
@@ -210,12 +225,12 @@ public final class Download: Sendable {
 
     /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.
     private func start(launch: (@escaping @Sendable () -> Void) -> String?) {
-        let startable = control.withLock { control in
-            if control.state == .paused, change(&control, to: .queued) { return (true, true) }
+        let (startable, drain) = control.withLock { control in
+            if control.state == .paused, change(&control, to: .queued) { return (true, hub.post([.stateChanged(.queued)])) }
             return (control.state == .queued, false)
         }
-        if startable.1 { hub.publish(.stateChanged(.queued)) }
-        guard startable.0 else { return }
+        deliverLater(drain)
+        guard startable else { return }
         if let reason = launch({ [self] in _ = try? self.execute(resumingPaused: false) }) {
             _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(reason)")))
         }
@@ -229,12 +244,12 @@ public final class Download: Sendable {
     /// Continues a paused download: it becomes `queued` and starts (or, in a queue, starts when
     /// a slot is free). Nothing happens in other states.
     public func resume() {
-        let (scheduler, resumed) = control.withLock { control -> ((@Sendable (Download) -> Void)?, Bool) in
-            guard control.state == .paused, change(&control, to: .queued) else { return (nil, false) }
-            return (control.scheduler, true)
+        let (scheduler, resumed, drain) = control.withLock { control -> ((@Sendable (Download) -> Void)?, Bool, Bool) in
+            guard control.state == .paused, change(&control, to: .queued) else { return (nil, false, false) }
+            return (control.scheduler, true, hub.post([.stateChanged(.queued)]))
         }
         guard resumed else { return }
-        hub.publish(.stateChanged(.queued))
+        deliverLater(drain)
         if let scheduler { scheduler(self) } else { start() }
     }
 
@@ -250,8 +265,10 @@ public final class Download: Sendable {
         enum Action {
             case none
             case stopTransfer(Transfer?, ConnectionRegistry?)
-            case pausedNow, cancelledNow
+            /// Nothing ran: the change is told on a delivery thread (true: one must be started).
+            case told(Bool)
         }
+        let thenSettle: @Sendable () -> Void = { [self] in settle() }
         let action = control.withLock { control -> Action in
             if control.state.isActive {
                 // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.
@@ -260,13 +277,14 @@ public final class Download: Sendable {
             }
             switch (control.state, request) {
             case (.queued, .pause):
-                return change(&control, to: .paused) ? .pausedNow : .none
+                guard change(&control, to: .paused) else { return .none }
+                return .told(hub.post([.stateChanged(.paused)], then: thenSettle))
             case (.queued, _), (.paused, .cancel), (.paused, .cancelAndDelete):
                 // Nothing runs: the files can go under the lock, before anyone sees `cancelled`.
                 if request == .cancelAndDelete { removeFiles(at: control.destination) }
                 guard change(&control, to: .cancelled) else { return .none }
                 control.outcome = .failure(FastgetError(.cancelled, "download cancelled"))
-                return .cancelledNow
+                return .told(hub.post([.stateChanged(.cancelled), .cancelled], then: thenSettle))
             default:
                 return .none
             }
@@ -278,13 +296,24 @@ public final class Download: Sendable {
         case .stopTransfer(let transfer, let probing):
             probing?.stop()
             transfer?.control.stop(reason: request.reason)
-        case .pausedNow:
-            hub.publish(.stateChanged(.paused))
-            settle()
-        case .cancelledNow:
-            hub.publish(.stateChanged(.cancelled))
-            hub.publish(.cancelled)
-            settle()
+        case .told(let drain):
+            deliverLater(drain)
+        }
+    }
+
+    /// Starts delivering the hub's pending events on a thread of their own when `drain` says no
+    /// delivery is under way: the caller's own call never runs an observer, which may take a
+    /// lock the caller holds. The thread is this download's alone and ends with the delivery,
+    /// so a handler that blocks holds up only its own download's events, never another's (a
+    /// shared pool would make every download wait behind it). Control calls on a download
+    /// that is not running are rare, and the hub runs at most one delivery at a time, so a
+    /// download has at most one such thread.
+    private func deliverLater(_ drain: Bool) {
+        guard drain else { return }
+        do throws(SystemError) {
+            _ = try PosixThread(stackSize: 1 << 20) { [hub] in hub.drain() }
+        } catch {
+            hub.drain() // with no thread to be had, on this one: late events beat lost ones
         }
     }
 
@@ -312,7 +341,7 @@ public final class Download: Sendable {
 
     /// Moves to `next` from the coordinator thread and tells the observers.
     func advance(to next: DownloadState) {
-        if control.withLock({ change(&$0, to: next) }) { hub.publish(.stateChanged(next)) }
+        if control.withLock({ change(&$0, to: next) && hub.post([.stateChanged(next)]) }) { hub.drain() }
     }
 
     /// The end of a run: its outcome decides the state (paused, cancelled, completed or failed).
@@ -329,21 +358,21 @@ public final class Download: Sendable {
             }
         }
         if next == .cancelled && stop == .cancelAndDelete { removeFiles(at: destination) }
-        let changed = control.withLock { control -> Bool in
+        var events: [DownloadEvent] = [.stateChanged(next)]
+        switch (next, result) {
+        case (.completed, .success(let report)): events.append(.completed(report))
+        case (.failed, .failure(let error)): events.append(.failed(error))
+        case (.cancelled, _): events.append(.cancelled)
+        default: break
+        }
+        let drain = control.withLock { control -> Bool in
             control.stop = nil
             guard change(&control, to: next) else { return false }
             if next.isFinal { control.outcome = result }
-            return true
+            // The queue learns of the end only once every observer has.
+            return hub.post(events, then: { [self] in settle() })
         }
-        guard changed else { return result }
-        hub.publish(.stateChanged(next))
-        switch (next, result) {
-        case (.completed, .success(let report)): hub.publish(.completed(report))
-        case (.failed, .failure(let error)): hub.publish(.failed(error))
-        case (.cancelled, _): hub.publish(.cancelled)
-        default: break
-        }
-        settle()
+        if drain { hub.drain() }
         return result
     }
 

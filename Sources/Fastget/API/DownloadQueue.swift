@@ -29,8 +29,8 @@ public final class DownloadQueue: Sendable {
         var downloads: [Download] = []
         /// Downloads the queue started that have not yet paused or ended.
         var launched: Set<ObjectIdentifier> = []
-        /// What `onEvent` registered, given to each download added since.
-        var observers: [@Sendable (Download, DownloadEvent) -> Void] = []
+        /// What `onEvent` registered (by token): every download of the queue tells them.
+        var observers: [Int: @Sendable (Download, DownloadEvent) -> Void] = [:]
         /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
         var holding = false
         /// Where `pump` starts looking: every download before it had ended, was launched or
@@ -40,6 +40,13 @@ public final class DownloadQueue: Sendable {
         var next = 0
         /// Downloads `pump` has looked at, in all (for tests).
         var looked = 0
+        /// What `idle()` waits on, by number: called with true when the queue is idle, false
+        /// when the wait was cancelled. (Closures: the static build has no concurrency types.)
+        var idleWaiters: [Int: @Sendable (Bool) -> Void] = [:]
+        var lastWaiter = 0
+
+        /// No download is queued or running.
+        var isIdle: Bool { launched.isEmpty && !downloads.contains { $0.state == .queued || $0.state.isActive } }
     }
 
     /// - Parameters:
@@ -70,11 +77,24 @@ public final class DownloadQueue: Sendable {
     /// Every download in the queue, in the order they were added (restored ones first).
     public var downloads: [Download] { state.withLock { $0.downloads } }
 
-    /// Calls `handler` with every event of every download added from now on, from its first:
-    /// a download that ends as soon as it starts (a file already complete) is seen too, which
-    /// `Download.onEvent` called after `add` may miss. Called on the download's threads.
-    public func onEvent(_ handler: @escaping @Sendable (Download, DownloadEvent) -> Void) {
-        state.withLock { $0.observers.append(handler) }
+    /// Calls `handler` with every later event of every download in the queue, those restored
+    /// from journals included, and with every event of a download added from now on, from its
+    /// first: a download that ends as soon as it starts (a file already complete) is seen too,
+    /// which `Download.onEvent` called after `add` may miss. Called on the download's threads
+    /// (see `DownloadEvent`), until the returned token is given to `removeHandler`.
+    @discardableResult
+    public func onEvent(_ handler: @escaping @Sendable (Download, DownloadEvent) -> Void) -> EventHandlerToken {
+        let token = EventHub.newToken()
+        state.withLock { $0.observers[token] = handler }
+        return EventHandlerToken(token)
+    }
+
+    /// Stops calling the handler `onEvent` returned `token` for, and lets go of it. Called from a
+    /// handler, no later call is made, not even for the event being delivered. Called on another
+    /// thread, it does not wait: a call already running there finishes, and one a delivering
+    /// thread decided on just before may still start; no call is decided after this returns.
+    public func removeHandler(_ token: EventHandlerToken) {
+        _ = state.withLock { $0.observers.removeValue(forKey: token.value) }
     }
 
     /// Adds `url` (saved as `destination`, else its file name in the queue's directory) and
@@ -113,9 +133,7 @@ public final class DownloadQueue: Sendable {
             entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
             if entries.downloads.count != count { entries.next = 0 } // the places moved
             entries.downloads.append(candidate)
-            for observer in entries.observers {
-                candidate.onEvent { [weak candidate] event in if let candidate { observer(candidate, event) } }
-            }
+            tell(about: candidate)
             return .success((candidate, entries.holding))
         }
         let (download, hold) = try result.get()
@@ -163,7 +181,8 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Blocks until no download is queued or running, or `timeout` seconds pass; returns whether
-    /// the queue went idle.
+    /// the queue went idle. In async code, `await idle()` waits without blocking a thread.
+    @available(*, noasync, message: "it blocks the thread; use 'await idle()'")
     @discardableResult
     public func waitUntilIdle(timeout: Double = .infinity) -> Bool {
         let deadline = MonotonicClock.seconds() + timeout
@@ -179,11 +198,7 @@ public final class DownloadQueue: Sendable {
     var lookedAt: Int { state.withLock { $0.looked } }
 
     /// No download is queued or running.
-    public var isIdle: Bool {
-        state.withLock { entries in
-            entries.launched.isEmpty && !entries.downloads.contains { $0.state == .queued || $0.state.isActive }
-        }
-    }
+    public var isIdle: Bool { state.withLock { $0.isIdle } }
 
     // MARK: - Scheduling
 
@@ -244,6 +259,59 @@ public final class DownloadQueue: Sendable {
         }
         starting.forEach { $0.start(on: runners) }
         idle.signal()
+        wakeIdleWaiters()
+    }
+
+    /// Ends the `idle()` waits once nothing is queued or running.
+    private func wakeIdleWaiters() {
+        let waiters = state.withLock { entries -> [@Sendable (Bool) -> Void] in
+            guard !entries.idleWaiters.isEmpty, entries.isIdle else { return [] }
+            defer { entries.idleWaiters = [:] }
+            return Array(entries.idleWaiters.values)
+        }
+        for waiter in waiters { waiter(true) }
+    }
+
+    /// A number for a new `idle()` wait.
+    func newIdleWait() -> Int {
+        state.withLock { entries in
+            entries.lastWaiter += 1
+            return entries.lastWaiter
+        }
+    }
+
+    /// Registers `waiter` as wait `number`, or calls it at once: with false when `cancelled`
+    /// says the wait is cancelled already, else with true when the queue is idle.
+    func addIdleWaiter(_ number: Int, cancelled: @Sendable () -> Bool, _ waiter: @escaping @Sendable (Bool) -> Void) {
+        let now = state.withLock { entries -> Bool? in
+            if cancelled() { return false }
+            if entries.isIdle { return true }
+            entries.idleWaiters[number] = waiter
+            return nil
+        }
+        if let now { waiter(now) }
+    }
+
+    /// How many `idle()` waits are registered and have not ended (for tests: the task of a wait
+    /// counted here is suspended on it, or about to be).
+    var idleWaitCount: Int { state.withLock { $0.idleWaiters.count } }
+
+    /// Ends the wait numbered `number` as cancelled, unless it has ended.
+    func endIdleWait(_ number: Int) {
+        state.withLock { $0.idleWaiters.removeValue(forKey: number) }?(false)
+    }
+
+    /// Hands the queue's handlers every event of `download` (registered before it can start).
+    /// Neither is kept alive by it.
+    private func tell(about download: Download) {
+        download.onEvent { [weak self, weak download] event in
+            guard let self, let download else { return }
+            let tokens = self.state.withLock { $0.observers.keys.sorted() }
+            // Looked up again right before each call: one removed meanwhile is not called.
+            for token in tokens {
+                if let observer = self.state.withLock({ $0.observers[token] }) { observer(download, event) }
+            }
+        }
     }
 
     /// Rebuilds a paused download for every journal in the directory that can be read.
@@ -257,6 +325,7 @@ public final class DownloadQueue: Sendable {
                     options: options, session: session, state: .paused)
             else { continue }
             state.withLock { $0.downloads.append(download) }
+            tell(about: download)
             manage(download)
         }
     }

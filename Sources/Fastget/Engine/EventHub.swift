@@ -1,26 +1,116 @@
-/// The observers of one download: callbacks and `AsyncStream` continuations. Events are handed
-/// out in the order they are published; observers added later get only later events.
+/// The observers of one download (callbacks and `AsyncStream` continuations) and the events on
+/// their way to them.
+///
+/// Events are delivered one at a time, in the order they were published, by one thread at a
+/// time: the thread that publishes delivers (the coordinator, for a run), unless a delivery is
+/// under way on another thread, which then delivers the new event after what it holds. An
+/// observer gets only events published after it was added. Removed, it is not called again:
+/// each call is decided under the lock right before it is made, so a removal by an observer
+/// (on the delivering thread) stops every later call, the rest of the same event's included.
+/// A removal on another thread does not wait for a call that is running, or was decided an
+/// instant before the removal took the lock and is about to run: that one call may still
+/// happen; none is decided after `remove` returns.
 final class EventHub: Sendable {
-    private let observers = Locked<[Int: @Sendable (DownloadEvent) -> Void]>([:])
-    private let nextToken = Locked(0)
+    /// A registration's number: unique in the process (a token of another hub removes nothing
+    /// here), and increasing, which is how an event knows the observers it was published to.
+    private static let lastToken = Locked(0)
 
-    @discardableResult
-    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void) -> Int {
-        let token = nextToken.withLock { token in
+    private struct Item: Sendable {
+        let event: DownloadEvent?
+        /// The newest observer registered when it was published.
+        let newest: Int
+        let then: (@Sendable () -> Void)?
+    }
+
+    private struct State: Sendable {
+        var observers: [Int: @Sendable (DownloadEvent) -> Void] = [:]
+        /// What `remove` calls for an observer that asked to know.
+        var removals: [Int: @Sendable () -> Void] = [:]
+        var newest = 0
+        var pending: [Item] = []
+        var delivering = false
+    }
+
+    private let state = Locked(State())
+
+    /// A number no other registration in the process has (an observer's, or a queue's handler's).
+    static func newToken() -> Int {
+        lastToken.withLock { token in
             token += 1
             return token
         }
-        observers.withLock { $0[token] = observer }
-        return token
     }
 
-    func remove(_ token: Int) { observers.withLock { $0[token] = nil } }
+    /// Registers `observer`; `removed` is called when `remove` takes it out.
+    @discardableResult
+    func add(_ observer: @escaping @Sendable (DownloadEvent) -> Void, removed: (@Sendable () -> Void)? = nil) -> Int {
+        // The token is taken under this hub's lock: two adds on different threads then register
+        // in the order of their tokens, so `newest` never goes back (an observer with a token
+        // above it would hear no event at all).
+        state.withLock { state in
+            let token = EventHub.newToken()
+            state.observers[token] = observer
+            state.removals[token] = removed
+            state.newest = token
+            return token
+        }
+    }
+
+    func remove(_ token: Int) {
+        let removed = state.withLock { state in
+            state.observers[token] = nil
+            return state.removals.removeValue(forKey: token)
+        }
+        removed?()
+    }
 
     /// How many observers are registered.
-    var count: Int { observers.withLock { $0.count } }
+    var count: Int { state.withLock { $0.observers.count } }
 
-    func publish(_ event: DownloadEvent) {
-        let current = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for observer in current { observer(event) }
+    /// Delivers `event` on the calling thread (see the type's comment for the exception).
+    func publish(_ event: DownloadEvent) { publish([event]) }
+
+    /// Delivers `events`, then runs `then`, on the calling thread (see the type's comment for
+    /// the exception).
+    func publish(_ events: [DownloadEvent], then: (@Sendable () -> Void)? = nil) {
+        if post(events, then: then) { drain() }
+    }
+
+    /// Queues `events` and then `then` for delivery and returns at once. True: no delivery is
+    /// under way, and the caller must call `drain()` (on another thread, for a delivery that
+    /// must not happen inside the caller's call). Safe to call holding a lock an observer
+    /// never takes (nothing is called here).
+    func post(_ events: [DownloadEvent], then: (@Sendable () -> Void)? = nil) -> Bool {
+        state.withLock { state in
+            state.pending += events.map { Item(event: $0, newest: state.newest, then: nil) }
+            if let then { state.pending.append(Item(event: nil, newest: state.newest, then: then)) }
+            guard !state.delivering, !state.pending.isEmpty else { return false }
+            state.delivering = true
+            return true
+        }
+    }
+
+    /// Delivers what is pending, in order, until nothing is.
+    func drain() {
+        while true {
+            let next = state.withLock { state -> (Item, [Int])? in
+                guard !state.pending.isEmpty else {
+                    state.delivering = false
+                    return nil
+                }
+                let item = state.pending.removeFirst()
+                guard item.event != nil else { return (item, []) }
+                return (item, state.observers.keys.filter { $0 <= item.newest }.sorted())
+            }
+            guard let (item, tokens) = next else { return }
+            if let event = item.event {
+                // Each observer is looked up again right before its call: one removed meanwhile
+                // (by an earlier observer of this event, say) is not called.
+                for token in tokens {
+                    if let observer = state.withLock({ $0.observers[token] }) { observer(event) }
+                }
+            }
+            item.then?()
+        }
     }
 }

@@ -6,7 +6,12 @@
 /// `DownloadOptions.progressInterval` seconds, then one final event: `completed`, `failed` or
 /// `cancelled` (each after its `stateChanged`). A pause ends with `stateChanged(.paused)` and no
 /// final event; a resumed download starts the sequence again. Changes made while nothing runs
-/// (pausing or cancelling a queued download) are delivered on the thread that made them.
+/// (pausing or cancelling a queued download, resuming a paused one) are delivered on a thread
+/// the library starts for that delivery of that download, never inside the caller's own call
+/// (a handler may take a lock the caller holds); a handler that blocks there holds up only
+/// its own download's events. A download's events are delivered one at a time and in order: the
+/// events of a run that starts while such a delivery is still going on are delivered by it,
+/// after the change.
 public enum DownloadEvent: Sendable {
     case stateChanged(DownloadState)
     /// The probe learned the file's length (nil: unknown, the file is streamed).
