@@ -245,7 +245,7 @@ import Testing
             if !planted.withLock({ done in
                 defer { done = true }; return done
             }) {
-                FileManager.default.createFile(atPath: part, contents: Data(victimBytes[..<4096]))
+                _ = FileManager.default.createFile(atPath: part, contents: Data(victimBytes[..<4096]))
             }
             return .file(file)
         }
