@@ -52,6 +52,31 @@ import Testing
         #expect(server.requests.allSatisfy { $0.target == "/f1" }, "\(server.requests.map(\.target))")
     }
 
+    @Test func aListIsAddedWholeOrNotAtAll() throws {
+        let server = try server(rate: 1e9)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        // Two URLs of the list save to one name: nothing is added, nothing starts.
+        let clashing = [
+            DownloadQueue.Entry(server.url("/f1")), DownloadQueue.Entry(server.url("/f2"), destination: directory.file("x")),
+            DownloadQueue.Entry(server.url("/f3"), destination: directory.file("x")),
+        ]
+        #expect(throws: FastgetError.self) { try queue.add(contentsOf: clashing) }
+        // An entry that is no URL at all, last: the same.
+        #expect(throws: FastgetError.self) { try queue.add(contentsOf: [DownloadQueue.Entry(server.url("/f1")), DownloadQueue.Entry("ftp://x/y")]) }
+        #expect(queue.downloads.isEmpty && queue.isIdle)
+        #expect(server.requests.isEmpty, "\(server.requests.map(\.target))")
+
+        // A list that holds: every entry, in order; a URL given twice is one download.
+        let added = try queue.add(contentsOf: ["/f1", "/f2", "/f1"].map { DownloadQueue.Entry(server.url($0)) })
+        #expect(added.count == 3 && added[0] === added[2] && queue.downloads.count == 2)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        for (download, index) in zip(added, [1, 2, 1]) {
+            #expect(download.state == .completed && SHA256.hex(ofFile: download.destination) == SHA256.hex(DownloadQueueTests.files[index]))
+        }
+    }
+
     @Test func whatIsAddedAfterPauseAllWaitsPaused() throws {
         let server = try server(rate: 1e9)
         let directory = try TemporaryDirectory()

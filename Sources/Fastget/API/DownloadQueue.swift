@@ -107,44 +107,92 @@ public final class DownloadQueue: Sendable {
     ///   download's lock refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil, mirrors: [String] = []) throws(FastgetError) -> Download {
-        var options = options
-        options.mirrors += mirrors
-        let holding = state.withLock { $0.holding }
-        let candidate = try Download(
-            url: url, destination: destination, options: options, session: session, state: holding ? .paused : .queued)
-        let result = state.withLock { entries -> Result<(Download, Bool), FastgetError> in
-            if let existing = entries.downloads.first(where: {
-                $0.urlWithoutCredentials == candidate.urlWithoutCredentials && !$0.state.isFinal
-            }) {
-                return .success((existing, entries.holding))
-            }
-            // Ended downloads count too: a list read as it arrives adds its lines after earlier
-            // ones have finished, and those files are the run's results.
-            if let clash = entries.downloads.first(where: {
-                $0.destination == candidate.destination && $0.urlWithoutCredentials != candidate.urlWithoutCredentials
-            }) {
-                return .failure(
-                    FastgetError(
-                        .cannotCreateOutput,
-                        "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
-                        hint: "download it on its own with -o FILE"))
-            }
-            let count = entries.downloads.count
-            entries.downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
-            if entries.downloads.count != count { entries.next = 0 } // the places moved
-            entries.downloads.append(candidate)
-            tell(about: candidate)
-            return .success((candidate, entries.holding))
+        try add(contentsOf: [Entry(url, destination: destination, mirrors: mirrors)])[0]
+    }
+
+    /// One download to add with `add(contentsOf:)`.
+    public struct Entry: Sendable {
+        /// The URL to download (credentials in it are used as `Download(url:)` uses them).
+        public var url: String
+        /// Where to save it; nil: its file name in the queue's directory.
+        public var destination: String?
+        /// Other URLs of the same file, besides the queue's options' mirrors.
+        public var mirrors: [String]
+
+        /// An entry for `url`, saved as `destination` (nil: its name in the queue's directory).
+        public init(_ url: String, destination: String? = nil, mirrors: [String] = []) {
+            (self.url, self.destination, self.mirrors) = (url, destination, mirrors)
         }
-        let (download, hold) = try result.get()
-        if download === candidate {
-            manage(candidate)
-            if hold { candidate.pause() } // `pauseAll` came while it was being made
-        } else if !hold {
-            download.resume()
+    }
+
+    /// Adds every entry, or none: each is checked first (its URL and options, and that no two
+    /// URLs, of the queue or of `entries`, save to one destination), and one that fails leaves
+    /// the queue as it was, nothing added and nothing started. Each entry is then added as
+    /// `add(_:destination:mirrors:)` adds it; an entry whose URL is in the queue, or earlier in
+    /// `entries`, gives that download.
+    /// - Returns: the downloads, one per entry, in order.
+    /// - Throws: the first entry's error, as `add(_:destination:mirrors:)` throws it.
+    @discardableResult
+    public func add(contentsOf entries: [Entry]) throws(FastgetError) -> [Download] {
+        let holding = state.withLock { $0.holding }
+        var candidates: [Download] = []
+        for entry in entries {
+            var options = options
+            options.mirrors += entry.mirrors
+            candidates.append(
+                try Download(
+                    url: entry.url, destination: entry.destination, options: options, session: session,
+                    state: holding ? .paused : .queued))
+        }
+        let placed = state.withLock { entries -> Result<([Download], Bool), FastgetError> in
+            var downloads = entries.downloads
+            var placed: [Download] = []
+            for candidate in candidates {
+                switch DownloadQueue.place(candidate, in: &downloads) {
+                case .success(let download): placed.append(download)
+                case .failure(let error): return .failure(error) // nothing changed yet
+                }
+            }
+            if !zip(downloads, entries.downloads).allSatisfy({ $0 === $1 }) { entries.next = 0 } // the places moved
+            entries.downloads = downloads
+            for candidate in candidates where placed.contains(where: { $0 === candidate }) { tell(about: candidate) }
+            return .success((placed, entries.holding))
+        }
+        let (downloads, hold) = try placed.get()
+        var resumed = Set<ObjectIdentifier>()
+        for (download, candidate) in zip(downloads, candidates) {
+            if download === candidate {
+                manage(candidate)
+                if hold { candidate.pause() } // `pauseAll` came while it was being made
+            } else if !hold, resumed.insert(ObjectIdentifier(download)).inserted, !candidates.contains(where: { $0 === download }) {
+                download.resume()
+            }
         }
         pump()
-        return download
+        return downloads
+    }
+
+    /// Where `candidate` goes in `downloads`: the download there for its URL that has not
+    /// ended, or `candidate` itself, appended (in place of an ended one for its URL).
+    /// Fails when another URL there saves to its destination.
+    private static func place(_ candidate: Download, in downloads: inout [Download]) -> Result<Download, FastgetError> {
+        if let existing = downloads.first(where: { $0.urlWithoutCredentials == candidate.urlWithoutCredentials && !$0.state.isFinal }) {
+            return .success(existing)
+        }
+        // Ended downloads count too: a list read as it arrives adds its lines after earlier
+        // ones have finished, and those files are the run's results.
+        if let clash = downloads.first(where: {
+            $0.destination == candidate.destination && $0.urlWithoutCredentials != candidate.urlWithoutCredentials
+        }) {
+            return .failure(
+                FastgetError(
+                    .cannotCreateOutput,
+                    "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
+                    hint: "download it on its own with -o FILE"))
+        }
+        downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
+        downloads.append(candidate)
+        return .success(candidate)
     }
 
     /// Pauses every download (running ones checkpoint and stop; queued ones wait), and those
