@@ -287,14 +287,19 @@ extension Download {
         hub.publish(.transferStarted(transfer.resource, segments: segments, resumedBytes: resumedBytes))
     }
 
-    /// Runs `coordinator`, handing its snapshots to `progress`, the workers' notices to
+    /// How far back `DownloadProgress.bytesPerSecond` looks.
+    static let speedSeconds = 3.0
+
+    /// Runs `coordinator`, handing its snapshots (with their speed) to `progress`, the workers' notices to
     /// `notice`, and everything to the observers.
     func run(
         _ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
         notice: (String) -> Void
     ) throws(FastgetError) {
+        var window = SpeedWindow(seconds: Download.speedSeconds)
         try coordinator.run(
             progress: { [hub] snapshot in
+                let snapshot = snapshot.measured(by: &window)
                 progress(snapshot)
                 hub.publish(.progress(snapshot))
             },

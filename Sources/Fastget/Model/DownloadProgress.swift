@@ -10,15 +10,41 @@ public struct DownloadProgress: Sendable {
     public let segments: [SegmentProgress]
     /// With mirrors, each server: the download's own URL first (empty with one server).
     public let sources: [SourceFigures]
+    /// Bytes per second over the last few seconds of this run (0 until two snapshots apart).
+    public let bytesPerSecond: Double
 
     /// A snapshot (the coordinator makes them; renderers' tests build their own).
     public init(
-        totalBytes: Int64?, completedBytes: Int64, elapsed: Double, segments: [SegmentProgress], sources: [SourceFigures] = []
+        totalBytes: Int64?, completedBytes: Int64, elapsed: Double, segments: [SegmentProgress], sources: [SourceFigures] = [],
+        bytesPerSecond: Double = 0
     ) {
         self.totalBytes = totalBytes
         self.completedBytes = completedBytes
         self.elapsed = elapsed
         self.segments = segments
         self.sources = sources
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// How much of the file is in, from 0 to 1 (an empty file is complete); nil while its
+    /// length is unknown.
+    public var fractionCompleted: Double? {
+        guard let totalBytes else { return nil }
+        return totalBytes > 0 ? min(1, Double(completedBytes) / Double(totalBytes)) : 1
+    }
+
+    /// What is left at `bytesPerSecond`; nil while the length or the speed is unknown.
+    public var estimatedTimeRemaining: Duration? {
+        guard let totalBytes, bytesPerSecond > 0 else { return nil }
+        let seconds = Double(max(0, totalBytes - completedBytes)) / bytesPerSecond
+        return seconds < 1e9 ? .milliseconds(Int64((seconds * 1000).rounded())) : nil
+    }
+
+    /// This snapshot with the speed `window` measures once it is added.
+    package func measured(by window: inout SpeedWindow) -> DownloadProgress {
+        window.add(self)
+        return DownloadProgress(
+            totalBytes: totalBytes, completedBytes: completedBytes, elapsed: elapsed, segments: segments, sources: sources,
+            bytesPerSecond: window.speed)
     }
 }
