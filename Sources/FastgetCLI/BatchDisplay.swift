@@ -8,7 +8,7 @@ import Glibc
 final class BatchDisplay: @unchecked Sendable {
     private var lock = pthread_mutex_t()
     private let display = ProgressLine()
-    private var running: [(url: String, name: String, progress: DownloadProgress, window: SpeedWindow)] = []
+    private var running: [(url: String, name: String, progress: DownloadProgress)] = []
     private var finished = 0
     /// URLs listed so far: the list is read as it arrives.
     private var count = 0
@@ -34,11 +34,8 @@ final class BatchDisplay: @unchecked Sendable {
         locked {
             if let index = running.firstIndex(where: { $0.url == url }) {
                 running[index].progress = progress
-                running[index].window.add(progress)
             } else {
-                var window = SpeedWindow(seconds: 3)
-                window.add(progress)
-                running.append((url, name, progress, window))
+                running.append((url, name, progress))
             }
             let now = Console.monotonicSeconds()
             guard now - lastDraw >= 0.1 else { return }
@@ -69,11 +66,11 @@ final class BatchDisplay: @unchecked Sendable {
     private func lines(width: Int) -> [String] {
         var lines = running.prefix(8).map { item -> String in
             let name = String(item.name.prefix(width / 2))
-            let text = ProgressView.totals(item.progress, speed: item.window.speed, count: false, width: width - name.count - 2)
+            let text = ProgressView.totals(item.progress, speed: item.progress.bytesPerSecond, count: false, width: width - name.count - 2)
             return name + "  " + text.drop { $0 == " " }
         }
         if running.count > 8 { lines.append("+\(running.count - 8) more") }
-        let speed = running.reduce(0) { $0 + $1.window.speed }
+        let speed = running.reduce(0) { $0 + $1.progress.bytesPerSecond }
         lines.append(String("\(finished) of \(count) done, \(running.count) running, \(Format.bytes(speed))/s".prefix(max(20, width))))
         return lines
     }

@@ -11,7 +11,6 @@ import Fastget
 /// Unchecked Sendable: it is used only on the thread that runs the download, where progress
 /// callbacks and events are delivered (a batch's display calls it under its lock).
 final class ProgressLine: @unchecked Sendable {
-    private var window = SpeedWindow(seconds: 3)
     /// Each server's, with mirrors.
     private var sourceWindows: [SpeedWindow] = []
     /// The length of each line drawn last: how many rows they take depends on the width now.
@@ -29,11 +28,11 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     func update(_ progress: DownloadProgress) {
-        window.add(progress)
         if sourceWindows.count != progress.sources.count { sourceWindows = progress.sources.map { _ in SpeedWindow(seconds: 3) } }
         for (index, source) in progress.sources.enumerated() { sourceWindows[index].add(time: progress.elapsed, bytes: source.bytes) }
         draw { width in
-            ProgressView.lines(progress, speed: self.window.speed, sourceSpeeds: self.sourceWindows.map(\.speed), width: width, stream: self.stream)
+            ProgressView.lines(
+                progress, speed: progress.bytesPerSecond, sourceSpeeds: self.sourceWindows.map(\.speed), width: width, stream: self.stream)
         }
     }
 

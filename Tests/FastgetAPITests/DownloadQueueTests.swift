@@ -77,6 +77,26 @@ import Testing
         }
     }
 
+    @Test func aListThatResumesAPausedDownloadStillTracksEveryEntry() throws {
+        // The first entry resumes a paused download, which looks for work at once; the second
+        // fails at once (404). The queue must know the second before anything can start it,
+        // or its end is never counted and the queue never goes idle. (Paced, so that the pause
+        // lands while the first is running.)
+        let server = try server(rate: 64 * 1024)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 2, options: testOptions(directory, segments: 1))
+        queue.pauseAll()
+        let paused = try queue.add(server.url("/f1"))
+        queue.resumeAll()
+        paused.pause()
+        #expect(queue.waitUntilIdle(timeout: 30))
+        let added = try queue.add(contentsOf: [DownloadQueue.Entry(server.url("/f1")), DownloadQueue.Entry(server.url("/missing"))])
+        #expect(added[0] === paused)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(paused.state == .completed && added[1].state == .failed)
+    }
+
     @Test func whatIsAddedAfterPauseAllWaitsPaused() throws {
         let server = try server(rate: 1e9)
         let directory = try TemporaryDirectory()

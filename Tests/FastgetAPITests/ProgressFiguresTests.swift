@@ -17,6 +17,18 @@ import Testing
         #expect(empty.fractionCompleted == 1 && empty.estimatedTimeRemaining == .zero)
     }
 
+    @Test func aCountThatStartsOverStartsTheRateOver() {
+        // A stream retried from its first byte: the rate is not negative, it is measured anew.
+        var window = SpeedWindow(seconds: 3)
+        window.add(time: 0, bytes: 0)
+        window.add(time: 1, bytes: 1000)
+        #expect(window.speed == 1000)
+        window.add(time: 2, bytes: 100)
+        #expect(window.speed == 0)
+        window.add(time: 3, bytes: 600)
+        #expect(window.speed == 500)
+    }
+
     @Test func aPacedDownloadReportsItsSpeed() throws {
         // One connection at 1 MiB/s for 1.5 MiB: once a second has passed, the speed is about
         // the pace (the window is 3 s), and the time left is what is left at that speed.

@@ -131,7 +131,7 @@ public final class DownloadQueue: Sendable {
     /// `add(_:destination:mirrors:)` adds it; an entry whose URL is in the queue, or earlier in
     /// `entries`, gives that download.
     /// - Returns: the downloads, one per entry, in order.
-    /// - Throws: the first entry's error, as `add(_:destination:mirrors:)` throws it.
+    /// - Throws: the first entry that is no valid download's error, else the first clash's.
     @discardableResult
     public func add(contentsOf entries: [Entry]) throws(FastgetError) -> [Download] {
         let holding = state.withLock { $0.holding }
@@ -139,60 +139,75 @@ public final class DownloadQueue: Sendable {
         for entry in entries {
             var options = options
             options.mirrors += entry.mirrors
-            candidates.append(
-                try Download(
-                    url: entry.url, destination: entry.destination, options: options, session: session,
-                    state: holding ? .paused : .queued))
+            let candidate = try Download(
+                url: entry.url, destination: entry.destination, options: options, session: session, state: holding ? .paused : .queued)
+            // Before anything can start it (a resume below pumps the queue); its hooks hold the
+            // queue weakly, so a candidate left out costs nothing.
+            manage(candidate)
+            candidates.append(candidate)
         }
-        let placed = state.withLock { entries -> Result<([Download], Bool), FastgetError> in
-            var downloads = entries.downloads
-            var placed: [Download] = []
-            for candidate in candidates {
-                switch DownloadQueue.place(candidate, in: &downloads) {
-                case .success(let download): placed.append(download)
-                case .failure(let error): return .failure(error) // nothing changed yet
-                }
+        let outcome = state.withLock { queue -> Result<[Download], FastgetError> in
+            let placing = DownloadQueue.place(candidates, in: queue.downloads)
+            guard case .success(let (downloads, placed, added)) = placing else {
+                return placing.map { _ in [] } // nothing changed
             }
-            if !zip(downloads, entries.downloads).allSatisfy({ $0 === $1 }) { entries.next = 0 } // the places moved
-            entries.downloads = downloads
-            for candidate in candidates where placed.contains(where: { $0 === candidate }) { tell(about: candidate) }
-            return .success((placed, entries.holding))
+            if downloads.count != queue.downloads.count + added.count { queue.next = 0 } // the places moved
+            queue.downloads = downloads
+            added.forEach(tell(about:))
+            return .success(placed)
         }
-        let (downloads, hold) = try placed.get()
-        var resumed = Set<ObjectIdentifier>()
-        for (download, candidate) in zip(downloads, candidates) {
-            if download === candidate {
-                manage(candidate)
-                if hold { candidate.pause() } // `pauseAll` came while it was being made
-            } else if !hold, resumed.insert(ObjectIdentifier(download)).inserted, !candidates.contains(where: { $0 === download }) {
+        let placed = try outcome.get()
+        let added = Set(candidates.map(ObjectIdentifier.init))
+        var done = Set<ObjectIdentifier>()
+        for download in placed where done.insert(ObjectIdentifier(download)).inserted {
+            // Whether `pauseAll` holds the queue now, not when the entries were made.
+            let hold = state.withLock { $0.holding }
+            if added.contains(ObjectIdentifier(download)) {
+                if hold { download.pause() } else { download.resume() } // as made, unless that changed
+            } else if !hold {
                 download.resume()
             }
         }
         pump()
-        return downloads
+        return placed
     }
 
-    /// Where `candidate` goes in `downloads`: the download there for its URL that has not
-    /// ended, or `candidate` itself, appended (in place of an ended one for its URL).
-    /// Fails when another URL there saves to its destination.
-    private static func place(_ candidate: Download, in downloads: inout [Download]) -> Result<Download, FastgetError> {
-        if let existing = downloads.first(where: { $0.urlWithoutCredentials == candidate.urlWithoutCredentials && !$0.state.isFinal }) {
-            return .success(existing)
-        }
+    /// Where `candidates` go among `downloads`: each to the download there (or earlier among
+    /// them) for its URL that has not ended, else appended, in place of ended ones for its URL.
+    /// Fails when another URL saves to a candidate's destination. Looks at each download once.
+    private static func place(
+        _ candidates: [Download], in downloads: [Download]
+    ) -> Result<(downloads: [Download], placed: [Download], added: [Download]), FastgetError> {
+        var live: [String: Download] = [:]
         // Ended downloads count too: a list read as it arrives adds its lines after earlier
         // ones have finished, and those files are the run's results.
-        if let clash = downloads.first(where: {
-            $0.destination == candidate.destination && $0.urlWithoutCredentials != candidate.urlWithoutCredentials
-        }) {
-            return .failure(
-                FastgetError(
-                    .cannotCreateOutput,
-                    "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
-                    hint: "download it on its own with -o FILE"))
+        var owners: [String: Download] = [:]
+        for download in downloads {
+            let url = download.urlWithoutCredentials
+            if live[url] == nil && !download.state.isFinal { live[url] = download }
+            if owners[download.destination] == nil { owners[download.destination] = download }
         }
-        downloads.removeAll { $0.urlWithoutCredentials == candidate.urlWithoutCredentials }
-        downloads.append(candidate)
-        return .success(candidate)
+        var placed: [Download] = []
+        var added: [Download] = []
+        for candidate in candidates {
+            let url = candidate.urlWithoutCredentials
+            if let existing = live[url] {
+                placed.append(existing)
+                continue
+            }
+            if let clash = owners[candidate.destination], clash.urlWithoutCredentials != url {
+                return .failure(
+                    FastgetError(
+                        .cannotCreateOutput,
+                        "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
+                        hint: "download it on its own with -o FILE"))
+            }
+            (live[url], owners[candidate.destination]) = (candidate, candidate)
+            placed.append(candidate)
+            added.append(candidate)
+        }
+        let replaced = Set(added.map(\.urlWithoutCredentials))
+        return .success((downloads.filter { !replaced.contains($0.urlWithoutCredentials) } + added, placed, added))
     }
 
     /// Pauses every download (running ones checkpoint and stop; queued ones wait), and those

@@ -10,7 +10,9 @@ public struct DownloadProgress: Sendable {
     public let segments: [SegmentProgress]
     /// With mirrors, each server: the download's own URL first (empty with one server).
     public let sources: [SourceFigures]
-    /// Bytes per second over the last few seconds of this run (0 until two snapshots apart).
+    /// Bytes per second over the last three seconds (0 until two snapshots apart). Each pass
+    /// of the download measures afresh: after a pause, a restart, or a stream retried from
+    /// its start, it is 0 again until the next two snapshots.
     public let bytesPerSecond: Double
 
     /// A snapshot (the coordinator makes them; renderers' tests build their own).
@@ -33,7 +35,8 @@ public struct DownloadProgress: Sendable {
         return totalBytes > 0 ? min(1, Double(completedBytes) / Double(totalBytes)) : 1
     }
 
-    /// What is left at `bytesPerSecond`; nil while the length or the speed is unknown.
+    /// What is left at `bytesPerSecond`; nil while the length or the speed is unknown (or
+    /// what is left would take over 30 years at it).
     public var estimatedTimeRemaining: Duration? {
         guard let totalBytes, bytesPerSecond > 0 else { return nil }
         let seconds = Double(max(0, totalBytes - completedBytes)) / bytesPerSecond

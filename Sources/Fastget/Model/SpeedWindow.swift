@@ -7,13 +7,19 @@ public struct SpeedWindow: Sendable {
     private var samples: [(time: Double, bytes: Int64)] = []
 
     /// A window over the last `seconds`.
-    public init(seconds: Double) { self.seconds = seconds }
+    public init(seconds: Double) {
+        precondition(seconds >= 0, "a window of \(seconds) seconds")
+        self.seconds = seconds
+    }
 
     /// Adds a download's snapshot: its bytes at its elapsed time.
     public mutating func add(_ progress: DownloadProgress) { add(time: progress.elapsed, bytes: progress.completedBytes) }
 
     /// A sample of a count that grows: the bytes of a download, or of one of its servers.
+    /// A count that went down started over (a stream retried from its first byte): the
+    /// samples before it say nothing of the rate now.
     public mutating func add(time: Double, bytes: Int64) {
+        if let last = samples.last, bytes < last.bytes || time < last.time { samples.removeAll() }
         samples.append((time, bytes))
         while let first = samples.first, time - first.time > seconds, samples.count > 2 { samples.removeFirst() }
     }
