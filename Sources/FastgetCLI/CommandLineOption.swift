@@ -81,14 +81,14 @@ struct CommandLineOption {
                 "d", "directory", "DIR", .text(OptionValue.directory), "save in DIR, created if missing; -o FILE: DIR/FILE",
                 note: "default: .", aliases: ["-P", "--directory-prefix", "--output-dir", "--dir"]),
             .init(
-                nil, "overwrite", .flag(\.options.overwrite), "replace an existing file",
+                nil, "overwrite", .flag(\.options.replacesExistingFile), "replace an existing file",
                 note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)", aliases: ["--allow-overwrite=true"]),
             .init(
                 "c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
                 note: "e.g. by curl or wget"),
             .init("C", "continue-at", "-", .text(OptionValue.continueAt), "the same as -c (curl's -C -)"),
             .init(
-                nil, "no-clobber", .flag(\.options.noClobber), "leave an existing file of the server's length, and exit 0",
+                nil, "no-clobber", .flag(\.options.keepsExistingFile), "leave an existing file of the server's length, and exit 0",
                 aliases: ["-nc"]),
             .init(nil, "create-dirs", .flag(\.options.createsDirectories), "create the directories -o names when missing"),
             .init(
@@ -150,7 +150,7 @@ struct CommandLineOption {
                 nil, "cacert", "FILE", .text { invocation, text, _ in invocation.options.caFile = text },
                 "trust the CA certificates in FILE (PEM) instead of the system store", aliases: ["--ca-certificate"]),
             .init(
-                "k", "insecure", .flag(\.options.insecure), "do not verify the server's certificate or host name",
+                "k", "insecure", .flag(\.insecure), "do not verify the server's certificate or host name",
                 note: "-k SIZE: aria2's", aliases: ["--no-check-certificate", "--check-certificate=false"]),
             .init(
                 nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),

@@ -4,6 +4,11 @@ import Fastget
 struct Invocation {
     var url: String?
     var options = DownloadOptions()
+    /// `-k`: the options' `verifiesCertificates`, turned around for the flag that clears it.
+    var insecure: Bool {
+        get { !options.verifiesCertificates }
+        set { options.verifiesCertificates = !newValue }
+    }
     var quiet = false
     var verbose = false
     var json = false

@@ -50,7 +50,7 @@ import Testing
             file: TestFile(data), TestServer.Configuration(rate: { (1...3).contains($0) ? 4096 : 4 * 1_048_576 }))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (report, changes) = try run(server, directory) { $0.hedging = false }
+        let (report, changes) = try run(server, directory) { $0.hedgesTails = false }
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
         #expect(changes.first?.count == 4, "\(changes)")
         #expect(changes.allSatisfy { $0.count <= 4 }, "\(changes)")

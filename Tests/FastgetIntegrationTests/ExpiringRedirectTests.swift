@@ -48,8 +48,8 @@ import Testing
         var options = DownloadOptions()
         options.segments = 4
         options.minimumSegmentSize = 128 * 1024
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         options.output = directory.file("f.bin")
         return options
     }

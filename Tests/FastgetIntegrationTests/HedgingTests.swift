@@ -14,7 +14,7 @@ import Testing
         options.segments = 2
         options.minimumSegmentSize = 256 * 1024
         options.output = directory.file("f.bin")
-        options.stealing = false
+        options.stealsWork = false
         return options
     }
 
@@ -104,7 +104,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = options(directory)
-        options.hedging = false
+        options.hedgesTails = false
         let report = try Download(url: server.url(), options: options).run()
         #expect(report.hedges == 0 && report.hedgesLost == 0)
         #expect(gets(server).hedges.isEmpty && gets(server).planned.count == 2)

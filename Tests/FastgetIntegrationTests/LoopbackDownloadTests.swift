@@ -166,7 +166,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         options.output = directory.file("out.bin")
         #expect(throws: FastgetError.self) { try Download(url: server.url(), options: options).run() }
         #expect(try String(contentsOfFile: directory.file("out.bin"), encoding: .utf8) == "keep me")
-        options.overwrite = true
+        options.replacesExistingFile = true
         _ = try Download(url: server.url(), options: options).run()
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("out.bin"))) == Data(data.prefix(10)))
     }

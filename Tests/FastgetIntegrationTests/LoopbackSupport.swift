@@ -14,8 +14,8 @@ func download(_ url: String, segments: Int = 4, configure: (inout DownloadOption
     options.timeout = 10
     options.connectTimeout = 5
     // These tests assert the exact requests of a plan; stealing has tests of its own.
-    options.stealing = false
-    options.hedging = false
+    options.stealsWork = false
+    options.hedgesTails = false
     configure(&options)
     let download = try Download(url: url, options: options)
     let result: Result<DownloadReport, FastgetError>

@@ -287,7 +287,7 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.segments = nil
-        options.hedging = false
+        options.hedgesTails = false
         options.mirrors = [mirror.url().replacingOccurrences(of: "127.0.0.1", with: "localhost")]
         options.output = directory.file("a.bin")
         let session = try Session(maximumConnectionsPerHost: 2)

@@ -98,7 +98,7 @@ struct TLSTests {
         var options = DownloadOptions()
         options.segments = 3
         options.output = directory.file("file.bin")
-        options.overwrite = true
+        options.replacesExistingFile = true
         configure(&options)
         do throws(FastgetError) {
             return .success(try Download(url: url, options: options).run())
@@ -126,7 +126,7 @@ struct TLSTests {
             guard case .failure(let error) = rejected else { Issue.record("expected a failure"); return }
             #expect(error.exitCode == 76 && error.code == .tls)
             #expect(error.message.contains("mismatch"), "\(error.message)")
-            let insecure = run(url, into: directory) { $0.insecure = true }
+            let insecure = run(url, into: directory) { $0.verifiesCertificates = false }
             #expect(throws: Never.self) { try insecure.get() }
             #expect(SHA256.hex(ofFile: directory.file("file.bin")) == SHA256.hex(data))
         }
@@ -139,7 +139,7 @@ struct TLSTests {
             guard case .failure(let error) = rejected else { Issue.record("expected a failure"); return }
             #expect(error.exitCode == 76)
             #expect(error.message.contains("unable to get local issuer certificate"), "\(error.message)")
-            let insecure = run(url, into: directory) { $0.insecure = true }
+            let insecure = run(url, into: directory) { $0.verifiesCertificates = false }
             #expect(throws: Never.self) { try insecure.get() }
         }
     }

@@ -126,8 +126,8 @@ private let data = testBytes(count: (1 << 20) + 3)
         options.segments = 2
         options.minimumSegmentSize = 64 * 1024
         options.retries = 1
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         options.output = directory.file("out.bin")
         #expect {
             try Download(url: server.url(), options: options).run()

@@ -34,8 +34,8 @@ private func expectFailure(
         var options = DownloadOptions()
         options.segments = 2
         options.minimumSegmentSize = 256 * 1024
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         options.output = directory.file("f.bin")
         let report = try Download(url: server.url(), options: options).run()
         #expect(report.retries == 1)
@@ -90,8 +90,8 @@ private func expectFailure(
         options.output = directory.file("f.bin")
         options.segments = 4
         options.minimumSegmentSize = 64 * 1024
-        options.stealing = false // exactly one request per segment
-        options.hedging = false
+        options.stealsWork = false // exactly one request per segment
+        options.hedgesTails = false
         let download = try Download(url: server.url(), options: options)
         let events = Locked<[String]>([])
         download.onEvent { event in
@@ -132,8 +132,8 @@ private func expectFailure(
         var options = DownloadOptions()
         options.segments = 4
         options.minimumSegmentSize = 64 * 1024
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         options.caFile = identity.certificatePath
         options.output = directory.file("f.bin")
         let report = try Download(url: server.url(), options: options).run()

@@ -26,8 +26,8 @@ private func options(_ output: String, segments: Int = 4) -> DownloadOptions {
     options.minimumSegmentSize = 64 * 1024
     options.checkpointInterval = 0.1
     options.timeout = 10
-    options.stealing = false
-    options.hedging = false
+    options.stealsWork = false
+    options.hedgesTails = false
     return options
 }
 

@@ -49,8 +49,8 @@ import Testing
         options.segments = 4
         options.minimumSegmentSize = 256 * 1024
         options.output = directory.file("f.bin")
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         let report = try Download(url: server.url(), options: options).run()
         #expect(report.steals == 0)
         #expect(server.requests.filter { $0.method == "GET" }.count == 4)
@@ -90,7 +90,7 @@ import Testing
         var options = DownloadOptions()
         options.segments = 2
         options.minimumSegmentSize = 1 << 20
-        options.hedging = false
+        options.hedgesTails = false
         // The coordinator measures speeds once per progress tick (its first measurement at the
         // second tick): at one a second, the stall would show in the speeds after two seconds,
         // so only the silence can prompt the steal within one.

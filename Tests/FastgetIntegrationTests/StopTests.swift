@@ -13,8 +13,8 @@ import Testing
         options.output = directory.file("f.bin")
         options.segments = 4
         options.minimumSegmentSize = 128 * 1024
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         options.timeout = 60 // a stop must not wait for it
         return options
     }
@@ -47,7 +47,7 @@ import Testing
         defer { directory.remove() }
         var options = options(directory)
         options.connectTimeout = 60 // a stop must not wait for it
-        options.insecure = true
+        options.verifiesCertificates = false
         let download = try Download(url: server.url(), options: options)
         download.start()
         #expect(eventually(within: 10) { server.connectionCount >= 1 })

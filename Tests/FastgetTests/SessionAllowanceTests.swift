@@ -64,7 +64,7 @@ import Testing
         #expect(session.route(for: options, proxies: alice).0 !== session.route(for: options, proxies: bob).0)
         #expect(session.route(for: options, proxies: alice).0 === session.route(for: options, proxies: alice).0)
         var insecure = options
-        insecure.insecure = true
+        insecure.verifiesCertificates = false
         #expect(session.route(for: options, proxies: direct).0 !== session.route(for: insecure, proxies: direct).0)
     }
 }

@@ -31,7 +31,7 @@ extension Download {
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(identity), segments: [])
         let destinationExists = FileSystem.exists(destination)
-        if files.partIsForeign(url: header.url) && !options.overwrite && (!options.continuePartial || destinationExists) {
+        if files.partIsForeign(url: header.url) && !options.replacesExistingFile && (!options.continuePartial || destinationExists) {
             throw files.foreignPartRefusal(destinationExists: destinationExists)
         }
         let (state, journal) = StartPoint.journalState(
@@ -40,7 +40,8 @@ extension Download {
         var continuation: DownloadPlan.Continuation?
         if writesAsStream, resource.isSegmentable {
             ranges = Download.orderedRanges(resource) // no journal, no `-c`: the whole file, in units
-        } else if !writesAsStream, journal == nil, options.continuePartial, !options.overwrite, destinationExists, let length = resource.length,
+        } else if !writesAsStream, journal == nil, options.continuePartial, !options.replacesExistingFile, destinationExists,
+            let length = resource.length,
             let foreign = try ForeignState.beside(destination, length: length)
         {
             // What the run would continue from, read and refused the same way.

@@ -32,8 +32,8 @@ extension Download {
         }
         let (resource, _, via, _) = try probeOrFailOver(requester, opening: false, tell: tell)
         var options = self.options
-        options.stealing = false
-        options.hedging = false
+        options.stealsWork = false
+        options.hedgesTails = false
         let segmented = resource.isSegmentable
         // Without ranges a retry would start again at byte 0, behind what already went out.
         if !segmented { options.retries = 0 }

@@ -198,7 +198,7 @@ extension Download {
         // A `.part` of ours without a journal (one stream from a server without ranges, killed)
         // holds nothing to resume: the run starts from 0 as a first run does, so it may open.
         // Another program's is refused (or continued with -c) after a plain probe.
-        return (options.overwrite || look.destination == nil)
+        return (options.replacesExistingFile || look.destination == nil)
             && (look.part == nil || !files.partIsForeign(url: url.withoutCredentials.description, look))
             && look.journal == nil
     }

@@ -95,7 +95,7 @@ public final class Download: Sendable {
             throw FastgetError(.usage, "the user name \(user == parsed.user ? "in the URL" : "given") must not contain a line break or NUL byte")
         }
         var options = options
-        if options.timestamping { (options.overwrite, options.remoteTime) = (true, true) }
+        if options.timestamping { (options.replacesExistingFile, options.remoteTime) = (true, true) }
         mirrorURLs = try options.mirrors.map { (text: String) throws(FastgetError) -> HTTPURL in
             do {
                 return try HTTPURL(text)

@@ -87,6 +87,6 @@ package struct ConnectionPlan: Equatable, Sendable {
     /// without stealing, for added connections to claim). Apart from `resolve`, because the
     /// table is cut before the mirrors, and so the hosts, are known.
     package static func freshSegments(_ options: DownloadOptions) -> Int {
-        options.segments ?? (options.stealing ? 1 : 16)
+        options.segments ?? (options.stealsWork ? 1 : 16)
     }
 }

@@ -46,8 +46,8 @@ final class SegmentWorker {
     /// every segment is complete.
     func run(table: SegmentTable) {
         let minimum = max(SegmentWorker.minimumSteal, transfer.options.minimumSegmentSize / 32)
-        let stealing = transfer.options.stealing
-        var hedgesLeft = transfer.options.hedging ? SegmentWorker.maximumFailedHedges : 0
+        let stealing = transfer.options.stealsWork
+        var hedgesLeft = transfer.options.hedgesTails ? SegmentWorker.maximumFailedHedges : 0
         var speed = initialSpeed
         while !transfer.control.isStopped && !retiring {
             let claimed = table.claim()

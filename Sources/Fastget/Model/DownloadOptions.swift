@@ -12,23 +12,25 @@ public struct DownloadOptions: Sendable {
     public var output: String?
     /// Where a derived file name is placed.
     public var directory: String = "."
-    /// Replace an existing file at the output path (default: refuse, exit 73).
-    public var overwrite: Bool = false
+    /// Whether an existing file at the output path is replaced (default: refused,
+    /// `.cannotCreateOutput`).
+    public var replacesExistingFile: Bool = false
     /// Continue a file at the output path that has no journal (left by curl or wget): keep its
     /// bytes and fetch the rest (`-c`).
     public var continuePartial: Bool = false
-    /// Let an idle connection take over the second half of the range with the longest
+    /// Whether an idle connection takes over the second half of the range with the longest
     /// estimated time to finish (on by default; off gives exactly one request per segment).
-    public var stealing: Bool = true
-    /// Let an idle connection fetch the tail of a segment far slower than the rest in parallel;
-    /// whichever delivers first keeps it (on by default).
-    public var hedging: Bool = true
+    public var stealsWork: Bool = true
+    /// Whether an idle connection fetches the tail of a segment far slower than the rest in
+    /// parallel; whichever delivers first keeps it (on by default).
+    public var hedgesTails: Bool = true
     /// Seconds between checkpoints of the journal (`.infinity`: only when the transfer stops).
     public var checkpointInterval: Double = 1
     /// A PEM bundle trusted instead of the system store.
     public var caFile: String?
-    /// Skip certificate and host name verification.
-    public var insecure: Bool = false
+    /// Whether the server's certificate and host name are verified (on by default; off is
+    /// curl's `-k`).
+    public var verifiesCertificates: Bool = true
     /// Seconds to set up a connection, every step together: name lookup, TCP connect (over
     /// every address), proxy tunnel and TLS handshake (`.infinity`: no limit; NaN or ≤ 0 is
     /// refused).
@@ -125,15 +127,15 @@ public struct DownloadOptions: Sendable {
     /// (`If-None-Match` with the ETag the file's completion mark remembers, else
     /// `If-Modified-Since` its modification time). Unchanged: nothing is fetched and the
     /// download completes at once. Changed: it is fetched and replaces the old file in one
-    /// rename. Implies `overwrite` and `remoteTime`.
+    /// rename. Implies `replacesExistingFile` and `remoteTime`.
     public var timestamping: Bool = false
     /// Give the file the server's `Last-Modified` as its modification time (curl's `-R`).
     public var remoteTime: Bool = false
     /// Create the output's directory, and its parents, when it is missing.
     public var createsDirectories: Bool = false
     /// With a file already at the output path: leave it and succeed when it has the server's
-    /// length, refuse otherwise (wget's `--no-clobber`); `overwrite` and `continuePartial` win.
-    public var noClobber: Bool = false
+    /// length, refuse otherwise (wget's `--no-clobber`); `replacesExistingFile` and `continuePartial` win.
+    public var keepsExistingFile: Bool = false
     /// Connect over this address family only (curl's `-4`, `-6`); nil: any.
     public var addressFamily: AddressFamily?
     /// Addresses to connect to instead of resolving a host (curl's `--resolve`): `"host:port"`

@@ -45,7 +45,7 @@ struct StartPoint {
             url: url.withoutCredentials.description, finalURL: resource.url.withoutCredentials.description,
             length: resource.length ?? 0, validator: Validator(resource), segments: [])
         let finalExists = look.destination != nil
-        if finalExists && !options.overwrite
+        if finalExists && !options.replacesExistingFile
             && (CompletionMark.marks(destination, as: header)
                 || finishedEarlier(destination, journalPath: journalPath, partPath: partPath, header: header))
         {
@@ -55,7 +55,7 @@ struct StartPoint {
             notice("\(destination) is already complete")
             return nil
         }
-        if finalExists && !options.overwrite && !options.continuePartial {
+        if finalExists && !options.replacesExistingFile && !options.continuePartial {
             try leaveExisting(destination, resource: resource, options: options, notice: notice)
             return nil
         }
@@ -71,11 +71,11 @@ struct StartPoint {
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
         let partIsForeign = files.partIsForeign(url: header.url, look)
-        let foreignPart = partIsForeign && !options.overwrite
+        let foreignPart = partIsForeign && !options.replacesExistingFile
         if foreignPart && (!options.continuePartial || finalExists) {
             throw files.foreignPartRefusal(destinationExists: finalExists)
         }
-        if options.continuePartial && !options.overwrite && (finalExists || foreignPart) {
+        if options.continuePartial && !options.replacesExistingFile && (finalExists || foreignPart) {
             return try continuing(
                 destination: destination, from: foreignPart ? partPath : destination, resource: resource, header: header,
                 options: options, notice: notice, stop: stop)
@@ -96,12 +96,12 @@ struct StartPoint {
         guard segmented, let length = resource.length else {
             return StartPoint(
                 output: output, table: SegmentTable(ranges: [ByteRange(start: 0, end: resource.length ?? 0)]),
-                checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.overwrite)
+                checkpointer: nil, segmented: false, resumedBytes: 0, replacesDestination: options.replacesExistingFile)
         }
         let ranges = SegmentPlan.ranges(length: length, options: options)
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
-            replacesDestination: options.overwrite, journalLeft: journalLeft)
+            replacesDestination: options.replacesExistingFile, journalLeft: journalLeft)
     }
 
     /// Refuses a destination (as `look` saw it) that is a directory or, through a link too,
@@ -137,17 +137,17 @@ struct StartPoint {
             output: output, table: SegmentTable(journal: segments),
             checkpointer: Checkpointer(path: SidecarFiles(destination).journal, output: output, header: resumed),
             segmented: true, resumedBytes: journal.bytesWritten,
-            replacesDestination: options.overwrite || replacesLarger(destination, resource: resource, options),
+            replacesDestination: options.replacesExistingFile || replacesLarger(destination, resource: resource, options),
             recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
             resumedValidator: resumed.validator, keptUnchecked: journal.keptUnchecked, adoptedState: journal.adoptedState)
     }
 
     /// A file at the destination that the download may neither replace nor continue: left in
-    /// place with `noClobber` when it has the server's length (returns), refused otherwise.
+    /// place with `keepsExistingFile` when it has the server's length (returns), refused otherwise.
     private static func leaveExisting(
         _ destination: String, resource: RemoteResource, options: DownloadOptions, notice: (String) -> Void
     ) throws(FastgetError) {
-        guard options.noClobber else {
+        guard options.keepsExistingFile else {
             throw FastgetError(
                 .cannotCreateOutput, "\(destination) already exists",
                 hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
