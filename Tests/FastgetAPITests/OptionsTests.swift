@@ -61,4 +61,15 @@ import Testing
         #expect(try Checksum("sha1=" + hex).description == "sha-1=" + hex)
         #expect(try Checksum("SHA-1=" + hex.uppercased()).description == "sha-1=" + hex)
     }
+
+    /// Embedders' code written with the options' earlier names still compiles and means the same.
+    @available(*, deprecated, message: "uses the options' earlier names on purpose")
+    @Test func theEarlierOptionNamesStillWork() {
+        var options = DownloadOptions()
+        (options.overwrite, options.noClobber, options.stealing, options.hedging, options.insecure) = (true, true, false, false, true)
+        #expect(options.replacesExistingFile && options.keepsExistingFile && !options.stealsWork && !options.hedgesTails)
+        #expect(!options.verifiesCertificates && options.insecure)
+        options.verifiesCertificates = true
+        #expect(!options.insecure)
+    }
 }
