@@ -72,4 +72,13 @@ import Testing
         options.verifiesCertificates = true
         #expect(!options.insecure)
     }
+
+    @Test func aChecksumIsMadeFromItsAlgorithmAndDigest() throws {
+        let hex = String(repeating: "ab", count: 32)
+        #expect(try Checksum(.sha256, hex: hex.uppercased()) == Checksum("sha-256=" + hex))
+        #expect(Checksum(.sha256, bytes: [UInt8](repeating: 0xAB, count: 32)) == (try Checksum(.sha256, hex: hex)))
+        #expect(Checksum(.sha256, bytes: [0xAB]) == nil)
+        #expect(throws: FastgetError.self) { try Checksum(.sha1, hex: hex) } // 64 digits for a 40-digit digest
+        #expect(throws: FastgetError.self) { try Checksum(.md5, hex: String(repeating: "g", count: 32)) }
+    }
 }

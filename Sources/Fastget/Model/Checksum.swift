@@ -45,16 +45,23 @@ public struct Checksum: Sendable, Equatable, CustomStringConvertible {
         guard let algorithm = Algorithm.allCases.first(where: { $0.rawValue == name || String($0.rawValue.filter { $0 != "-" }) == name }) else {
             throw FastgetError(.usage, "unknown checksum algorithm '\(parts[0])' (sha-256, sha-512, sha-1 or md5)")
         }
-        let hex = parts[1].lowercased()
-        guard hex.utf8.count == algorithm.hexLength, hex.utf8.allSatisfy({ hexValue($0) != nil }) else {
-            throw FastgetError(.usage, "a \(algorithm.rawValue) digest is \(algorithm.hexLength) hex digits, not '\(parts[1])'")
-        }
-        self.algorithm = algorithm
-        self.hex = hex
+        try self.init(algorithm, hex: String(parts[1]))
     }
 
-    /// A digest given as its bytes (a header's base64 decoded); nil when the length is wrong.
-    init?(_ algorithm: Algorithm, bytes: [UInt8]) {
+    /// The digest `hex` (upper- or lower-case) of `algorithm`, e.g. `Checksum(.sha256, hex: "9f86d0…")`.
+    /// - Throws: `.usage` for a digest of the wrong length or with other characters.
+    public init(_ algorithm: Algorithm, hex: String) throws(FastgetError) {
+        let digits = hex.lowercased()
+        guard digits.utf8.count == algorithm.hexLength, digits.utf8.allSatisfy({ hexValue($0) != nil }) else {
+            throw FastgetError(.usage, "a \(algorithm.rawValue) digest is \(algorithm.hexLength) hex digits, not '\(hex)'")
+        }
+        self.algorithm = algorithm
+        self.hex = digits
+    }
+
+    /// A digest given as its bytes (as a hash function returns it, or a header's base64
+    /// decoded); nil when their count is not the algorithm's.
+    public init?(_ algorithm: Algorithm, bytes: [UInt8]) {
         guard bytes.count * 2 == algorithm.hexLength else { return nil }
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
