@@ -77,6 +77,19 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// Seconds the server asked to wait before retrying (`Retry-After` on 503/429), when it did.
     let retryAfter: Double?
 
+    /// What failed underneath, when the error came from the system or from TLS: something to
+    /// test for (`ENOSPC`, a refused connection) without reading `message`.
+    public private(set) var underlying: Underlying?
+
+    /// A failure below fastget's own checks.
+    public enum Underlying: Sendable, Equatable {
+        /// A system call (`operation`: `connect`, `recv`, `pwrite`, `fsync`, …) failed with
+        /// `errno` (`ENOSPC` is 28, `ECONNREFUSED` 111 on Linux).
+        case system(operation: String, errno: Int32)
+        /// TLS failed for OpenSSL's `reason`.
+        case tls(reason: String)
+    }
+
     /// An error of kind `code` with a one-sentence `message`.
     public init(_ code: Code, _ message: String, hint: String? = nil, httpStatus: Int? = nil) {
         self.init(code, message, hint: hint, httpStatus: httpStatus, retryAfter: nil)
@@ -93,7 +106,20 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// The same error with `hint` added when it has none.
     func withHint(_ hint: String?) -> FastgetError {
         guard self.hint == nil, let hint else { return self }
-        return FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
+        var error = FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
+        error.underlying = underlying
+        return error
+    }
+
+    /// The same error, caused by `error` when that is a system or TLS failure.
+    func caused(by error: any Error) -> FastgetError {
+        var wrapped = self
+        switch error {
+        case let error as SystemError: wrapped.underlying = .system(operation: error.operation, errno: error.errno)
+        case let error as TLSError: wrapped.underlying = .tls(reason: error.reason)
+        default: break
+        }
+        return wrapped
     }
 
     /// How long to wait before retry number `attempt` (1, 2, …): the server's Retry-After
@@ -153,6 +179,10 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// Wraps an error from the layers below with the URL it concerns. The one place where system,
     /// resolver, TLS and parser errors become codes.
     static func from(_ error: any Error, url: HTTPURL) -> FastgetError {
+        classify(error, url: url).caused(by: error)
+    }
+
+    private static func classify(_ error: any Error, url: HTTPURL) -> FastgetError {
         switch error {
         case let error as FastgetError:
             return error
@@ -220,6 +250,10 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
     /// Wraps a failed local file operation on `path`.
     static func local(_ error: SystemError, path: String, creating: Bool = false) -> FastgetError {
+        describeLocal(error, path: path, creating: creating).caused(by: error)
+    }
+
+    private static func describeLocal(_ error: SystemError, path: String, creating: Bool) -> FastgetError {
         if error.errno == Errno.noSpace || error.errno == Errno.diskQuotaExceeded {
             return FastgetError(.localIO, "no space left on the device for \(path)")
         }
