@@ -31,6 +31,42 @@ extension Download {
     /// that the oldest are dropped (the final event, the newest, is always kept).
     @discardableResult
     public func onEventOnMainActor(_ handler: @escaping @MainActor @Sendable (DownloadEvent) -> Void) -> EventHandlerToken {
+        let (stream, removed, token) = deliveryStream()
+        Task { @MainActor in
+            for await event in stream {
+                if removed.withLock({ $0 }) { break }
+                handler(event)
+            }
+        }
+        return token
+    }
+
+    /// Calls `handler` isolated to `actor` with every later event, in order, until the returned
+    /// token is given to `removeHandler`: the handler may use the actor's state directly, and
+    /// never runs on the coordinator thread or inside the caller's own call. Once removed (from
+    /// the actor), it is not called again, not even for events already on their way. The
+    /// download holds `actor` until the final event or the removal.
+    ///
+    /// Events wait for the actor in a buffer of at most `Download.eventBufferLimit`: beyond that
+    /// the oldest are dropped (the final event, the newest, is always kept).
+    @discardableResult
+    public func onEvent<A: Actor>(
+        on actor: A, _ handler: @escaping @Sendable (isolated A, DownloadEvent) -> Void
+    ) -> EventHandlerToken {
+        let (stream, removed, token) = deliveryStream()
+        Task {
+            for await event in stream {
+                if removed.withLock({ $0 }) { break }
+                await handler(actor, event)
+            }
+        }
+        return token
+    }
+
+    /// A bounded stream of every later event for a handler that runs elsewhere, finished by the
+    /// final event or by `removeHandler` (which also sets `removed`, so events already in the
+    /// stream are not handed out).
+    private func deliveryStream() -> (AsyncStream<DownloadEvent>, removed: Locked<Bool>, EventHandlerToken) {
         let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(Download.eventBufferLimit))
         let removed = Locked(false)
         let token = hub.add(
@@ -43,13 +79,7 @@ extension Download {
                 continuation.finish()
             })
         if state.isFinal { continuation.finish() }
-        Task { @MainActor in
-            for await event in stream {
-                if removed.withLock({ $0 }) { break }
-                handler(event)
-            }
-        }
-        return EventHandlerToken(token)
+        return (stream, removed, EventHandlerToken(token))
     }
 
     /// Starts the download if it is queued or paused (one in a `DownloadQueue` starts when the
