@@ -47,4 +47,41 @@ actor DownloadRecorder {
         try await within(60) { for await _ in ended {} }
         #expect(await recorder.finals == 0)
     }
+
+    @Test func aHandlerRemovedOnItsActorSkipsTheRest() async throws {
+        // The handler removes itself, on the actor, at the first event: the second (the final
+        // one) is not handed to it.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let download = try Download(url: "http://127.0.0.1:9/a.bin", options: testOptions(directory)) // never started
+        let recorder = DownloadRecorder()
+        let token = Locked<EventHandlerToken?>(nil)
+        token.withLock {
+            $0 = download.onEvent(on: recorder) { recorder, _ in
+                recorder.finals += 1
+                if let token = token.withLock({ $0 }) { download.removeHandler(token) }
+            }
+        }
+        let (ended, ending) = AsyncStream<Void>.makeStream()
+        download.onEvent(on: recorder) { _, event in if event.isFinal { ending.finish() } }
+        download.cancel() // .stateChanged(.cancelled), then .cancelled
+        try await within(60) { for await _ in ended {} }
+        #expect(await recorder.finals == 1)
+    }
+
+    @Test func aDownloadLetGoBeforeItsFinalEventLetsGoOfTheActor() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        weak var held: DownloadRecorder?
+        do {
+            let recorder = DownloadRecorder()
+            held = recorder
+            let download = try Download(url: "http://127.0.0.1:9/a.bin", options: testOptions(directory)) // never started
+            download.onEvent(on: recorder) { _, _ in }
+        }
+        // The handler's task ends once the download is gone, and with it the last hold on the
+        // actor. (Bounded: 30 s.)
+        for _ in 0..<3000 where held != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(held == nil)
+    }
 }

@@ -18,6 +18,17 @@ import Testing
         #expect(error.code == .unavailable && error.exitCode == 69)
     }
 
+    @Test func aRefusedConnectionToTheProxyCarriesItsErrnoToo() throws {
+        let port = try freeLoopbackPort()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory)
+        options.retries = 0
+        options.proxy = "http://127.0.0.1:\(port)"
+        let error = try #require(throws: FastgetError.self) { try Download(url: "http://192.0.2.1/f", options: options).run() }
+        #expect(error.underlying == .system(operation: "connect", errno: ECONNREFUSED), "\(error)")
+    }
+
     @Test func anUntrustedCertificateCarriesTheTLSReason() throws {
         let certificates = try TemporaryDirectory("fastget-identity")
         defer { certificates.remove() }

@@ -44,8 +44,9 @@ extension Download {
     /// Calls `handler` isolated to `actor` with every later event, in order, until the returned
     /// token is given to `removeHandler`: the handler may use the actor's state directly, and
     /// never runs on the coordinator thread or inside the caller's own call. Once removed (from
-    /// the actor), it is not called again, not even for events already on their way. The
-    /// download holds `actor` until the final event or the removal.
+    /// the actor), it is not called again, not even for events already on their way. `actor`
+    /// and `handler` are held until the final event, the removal, or the download's end (a
+    /// handler that captures its download keeps it until one of the first two).
     ///
     /// Events wait for the actor in a buffer of at most `Download.eventBufferLimit`: beyond that
     /// the oldest are dropped (the final event, the newest, is always kept).
@@ -56,11 +57,21 @@ extension Download {
         let (stream, removed, token) = deliveryStream()
         Task {
             for await event in stream {
-                if removed.withLock({ $0 }) { break }
-                await handler(actor, event)
+                guard await Download.deliver(event, to: actor, unless: removed, handler) else { break }
             }
         }
         return token
+    }
+
+    /// Calls `handler` isolated to `actor` unless it was removed: checked on the actor, in the
+    /// same turn as the call, so a removal made there is never passed by. Whether it was called.
+    private static func deliver<A: Actor>(
+        _ event: DownloadEvent, to actor: isolated A, unless removed: Locked<Bool>,
+        _ handler: @Sendable (isolated A, DownloadEvent) -> Void
+    ) -> Bool {
+        if removed.withLock({ $0 }) { return false }
+        handler(actor, event)
+        return true
     }
 
     /// A bounded stream of every later event for a handler that runs elsewhere, finished by the
@@ -113,7 +124,8 @@ extension Download {
                     continuation.resume(returning: Result { () throws(FastgetError) in try self.dryRun() })
                 }
             } catch {
-                continuation.resume(returning: .failure(FastgetError(.localIO, "cannot start a thread for the dry run: \(error.reason)")))
+                continuation.resume(
+                    returning: .failure(FastgetError(.localIO, "cannot start a thread for the dry run: \(error.reason)").caused(by: error)))
             }
         }
         return try outcome.get()

@@ -33,6 +33,13 @@ final class EventHub: Sendable {
 
     private let state = Locked(State())
 
+    deinit {
+        // A download let go before its final event (never started, or left paused): handlers
+        // that wait for its events elsewhere (on an actor) end instead of waiting forever.
+        let removals = state.withLock { Array($0.removals.values) }
+        for removal in removals { removal() }
+    }
+
     /// A number no other registration in the process has (an observer's, or a queue's handler's).
     static func newToken() -> Int {
         lastToken.withLock { token in

@@ -124,7 +124,7 @@ final class ReorderWindow: WriteTarget, @unchecked Sendable {
             do {
                 written = try writer.write(bytes, waiting: min(ReorderWindow.stopCheck, deadline - MonotonicClock.seconds()))
             } catch {
-                throw FastgetError(.localIO, "cannot write the stream: \(error.reason)")
+                throw FastgetError(.localIO, "cannot write the stream: \(error.reason)").caused(by: error)
             }
             digest?.update(UnsafeRawBufferPointer(rebasing: bytes[0..<written]))
             position += Int64(written)

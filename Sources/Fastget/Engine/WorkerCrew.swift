@@ -112,7 +112,7 @@ final class WorkerCrew {
                 transfer.mostWorkers.max(active, ordering: .relaxed)
             } catch {
                 transfer.runningWorkers.subtract(1, ordering: .releasing)
-                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)"))
+                transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)").caused(by: error))
                 return
             }
         }

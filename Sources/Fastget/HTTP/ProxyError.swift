@@ -27,11 +27,14 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
     package let message: String
     /// What the user can do about it, when there is something.
     package let hint: String?
+    /// The system call that failed underneath, when one did.
+    package var cause: SystemError?
 
-    package init(_ kind: Kind, _ message: String, hint: String? = nil) {
+    package init(_ kind: Kind, _ message: String, hint: String? = nil, cause: SystemError? = nil) {
         self.kind = kind
         self.message = message
         self.hint = hint
+        self.cause = cause
     }
 
     package var description: String { message }
@@ -56,7 +59,7 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let name = proxy.withoutCredentials.authority
         switch error {
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", hint: origin)
+            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", hint: origin, cause: error)
         case TransferError.closedBeforeResponse(reused: false):
             return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", hint: origin)
         default:
@@ -82,11 +85,11 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
                 ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", hint: origin)
                 : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", hint: origin)
         case let error as SystemError where error.errno == Errno.connectionRefused:
-            return ProxyError(.unreachable, "connection refused by proxy \(name)", hint: origin)
+            return ProxyError(.unreachable, "connection refused by proxy \(name)", hint: origin, cause: error)
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", hint: origin)
+            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", hint: origin, cause: error)
         case let error as SystemError:
-            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", hint: origin)
+            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", hint: origin, cause: error)
         case is TransferError:
             return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", hint: origin)
         default:

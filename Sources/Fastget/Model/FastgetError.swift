@@ -81,12 +81,14 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// test for (`ENOSPC`, a refused connection) without reading `message`.
     public private(set) var underlying: Underlying?
 
-    /// A failure below fastget's own checks.
+    /// A failure below fastget's own checks. More cases may come in later releases: a `switch`
+    /// over it needs a `default`.
     public enum Underlying: Sendable, Equatable {
         /// A system call (`operation`: `connect`, `recv`, `pwrite`, `fsync`, …) failed with
         /// `errno` (`ENOSPC` is 28, `ECONNREFUSED` 111 on Linux).
         case system(operation: String, errno: Int32)
-        /// TLS failed for OpenSSL's `reason`.
+        /// TLS failed for `reason` (OpenSSL's, or what fastget saw: a verification that
+        /// failed, a handshake that timed out).
         case tls(reason: String)
     }
 
@@ -111,12 +113,15 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         return error
     }
 
-    /// The same error, caused by `error` when that is a system or TLS failure.
+    /// The same error, caused by `error` when that is a system or TLS failure (a proxy's
+    /// included).
     func caused(by error: any Error) -> FastgetError {
         var wrapped = self
         switch error {
         case let error as SystemError: wrapped.underlying = .system(operation: error.operation, errno: error.errno)
         case let error as TLSError: wrapped.underlying = .tls(reason: error.reason)
+        case let error as ProxyError:
+            if let cause = error.cause { wrapped.underlying = .system(operation: cause.operation, errno: cause.errno) }
         default: break
         }
         return wrapped
