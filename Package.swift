@@ -7,15 +7,13 @@ import PackageDescription
 // FASTGET_STATIC_OPENSSL=1 (set by scripts/build-static.sh) links libssl.a and libcrypto.a
 // instead of the shared libraries; `-lssl -lcrypto` anywhere would bring the shared ones back.
 let staticOpenSSL = Context.environment["FASTGET_STATIC_OPENSSL"] == "1"
-// Release builds link OpenSSL's archives too (`-l:libssl.a`): loading the shared libcrypto was
-// most of what a release binary's start-up cost (about 3 ms of 4.7).
+// Otherwise the library links the system's shared OpenSSL, so an embedder's program gets the
+// system's security updates; the release `fastget` is a static executable (below), in which
+// `-lssl -lcrypto` take the archives.
 let openSSL: [LinkerSetting] =
     staticOpenSSL
     ? [.unsafeFlags(["-Xlinker", "-l:libssl.a", "-Xlinker", "-l:libcrypto.a"])]
-    : [
-        .linkedLibrary("ssl", .when(configuration: .debug)), .linkedLibrary("crypto", .when(configuration: .debug)),
-        .linkedLibrary(":libssl.a", .when(configuration: .release)), .linkedLibrary(":libcrypto.a", .when(configuration: .release)),
-    ]
+    : [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
 
 // Fault injection (Posix/SyscallFaults.swift, Storage/FaultInjection.swift) exists in debug
 // builds only: the tests arm it, the shipped release and static binaries contain none of it.
