@@ -30,7 +30,7 @@ enum JSONEvents {
                 "progress",
                 [
                     ("bytes", .int(progress.completedBytes)), ("total", JSON.optional(progress.totalBytes)),
-                    ("elapsed", .number(progress.elapsed)),
+                    ("elapsed", .number(progress.elapsed)), ("total_elapsed", .number(progress.totalElapsed)),
                     (
                         "segments",
                         .array(
@@ -63,6 +63,7 @@ enum JSONEvents {
     static func done(_ report: DownloadReport, checksum: Checksum?, url: String? = nil) {
         var fields: [(String, JSON)] = [
             ("path", .string(report.path)), ("bytes", .int(report.bytes)), ("seconds", .number(report.seconds)),
+            ("total_seconds", .number(report.totalSeconds)),
             ("segments", .int(Int64(report.workers))), ("steals", .int(Int64(report.steals))),
             ("hedges", .int(Int64(report.hedges))), ("retries", .int(Int64(report.retries))),
             ("resumed_bytes", .int(report.resumedBytes)),

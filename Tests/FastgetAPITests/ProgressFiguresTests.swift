@@ -56,3 +56,36 @@ import Testing
         }
     }
 }
+
+/// The times an app shows count the whole download: a run that resumes a journal (after a
+/// pause, a stop or a crash) counts on from the time the earlier runs recorded.
+@Suite struct ProgressAcrossResumesTests {
+    let data = testBytes(count: 2 << 20, seed: 83)
+
+    @Test func totalTimesCountOnFromTheEarlierRuns() throws {
+        let server = try TestServer(file: TestFile(data), TestServer.Configuration(rate: { _ in 1_048_576 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let started = ProcessInfo.processInfo.systemUptime
+        let first = try Download(url: server.url("/f.bin"), options: testOptions(directory))
+        let log = EventLog(first)
+        first.start()
+        let lastElapsed = { log.events.compactMap { if case .progress(let p) = $0 { p.elapsed } else { nil } }.last ?? 0 }
+        #expect(eventually { lastElapsed() >= 0.4 })
+        first.cancel() // keeps the journal, as a crash after a checkpoint would
+        #expect(eventually { log.finalEvents.count == 1 })
+        let firstRun = ProcessInfo.processInfo.systemUptime - started
+        let ranBefore = lastElapsed()
+
+        let second = try Download(url: server.url("/f.bin"), options: testOptions(directory))
+        let secondLog = EventLog(second)
+        let report = try second.run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        #expect(report.resumedBytes > 0)
+        // The earlier run's time, from its start to the journal its stop wrote (less its probe).
+        let earlier = report.totalSeconds - report.seconds
+        #expect(earlier >= ranBefore - 0.1 && earlier <= firstRun, "\(earlier) s; the first run: \(ranBefore)…\(firstRun) s")
+        let snapshots = secondLog.events.compactMap { if case .progress(let p) = $0 { p } else { nil } }
+        #expect(!snapshots.isEmpty && snapshots.allSatisfy { abs($0.totalElapsed - $0.elapsed - earlier) < 0.001 })
+    }
+}

@@ -39,6 +39,7 @@ import Testing
         #expect(segments.count >= 2 && segments.allSatisfy { $0["start"] is Int && $0["written"] is Int && $0["state"] is String })
         let done = try #require(events.last)
         #expect(done["path"] as? String == "j.bin" && done["bytes"] as? Int == data.count && done["seconds"] is Double)
+        #expect(done["total_seconds"] as? Double == done["seconds"] as? Double) // a first run: no earlier time
         #expect(done["sha256"] as? String == SHA256.hex(data))
     }
 

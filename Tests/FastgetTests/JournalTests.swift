@@ -128,6 +128,22 @@ import Testing
         #expect(try Journal.decode(Journal.framed(payload, version: 1)) == JournalTests.sample)
     }
 
+    /// Version 5 carries the time the download ran, to the millisecond; a version 4 journal
+    /// (the same payload without it) reads as no time yet.
+    @Test func recordsTheTimeTheDownloadRan() throws {
+        var journal = JournalTests.sample
+        journal.adoptedState = .init(name: "big.iso.aria2", device: 2049, inode: 1_234_567, size: 52)
+        journal.seconds = 12.345
+        #expect(try Journal.decode(journal.encoded()) == journal)
+        let current = journal.encoded()
+        let payload = current[Journal.headerSize..<(current.count - 4 - 8)]
+        #expect(Array(current[(current.count - 12)..<(current.count - 4)]) == [0x39, 0x30, 0, 0, 0, 0, 0, 0]) // 12345 ms
+        journal.seconds = 0
+        #expect(try Journal.decode(Journal.framed(payload, version: 4)) == journal)
+        journal.seconds = -1 // a clock that went back: no time, not a wrap-around
+        #expect(try Journal.decode(journal.encoded()).seconds == 0)
+    }
+
     @Test func rejectsEveryTruncation() {
         let bytes = JournalTests.sample.encoded()
         for count in 0..<bytes.count {

@@ -79,7 +79,7 @@ extension Download {
             var done = report(
                 path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
                 table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
-                resource: resource)
+                resource: resource, earlier: start.earlierSeconds)
             done.verifiedDigest = expectedChecksum(resource, recorded: start.recordedDigest) // finish checked it
             done.plannedConnections = coordinator.plan.connections
             return done
@@ -173,7 +173,7 @@ extension Download {
         let allowances = hosts.map(session.allowance)
         return Coordinator(
             transfer: transfer, table: start.table, plan: plan, checkpointer: start.checkpointer, segmented: start.segmented,
-            started: started, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
+            started: started, earlier: start.earlierSeconds, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
     }
 
     /// Refuses a name too long for its sidecars before any request or directory (and again in
@@ -313,7 +313,7 @@ extension Download {
 
     func report(
         path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
-        transfer: Transfer? = nil, requester: Requester, resumedBytes: Int64, resource: RemoteResource
+        transfer: Transfer? = nil, requester: Requester, resumedBytes: Int64, resource: RemoteResource, earlier: Double = 0
     ) -> DownloadReport {
         let statistics = requester.statistics
         var report = DownloadReport(
@@ -325,6 +325,7 @@ extension Download {
             resumedHandshakes: statistics.resumedHandshakes,
             retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
             resumedBytes: resumedBytes, resource: resource)
+        report.totalSeconds = earlier + report.seconds
         if let transfer { report.sources = transfer.sourceFigures() }
         return report
     }

@@ -12,13 +12,15 @@ struct Coordinator {
     let checkpointer: (any Checkpointing)?
     let segmented: Bool
     let started: Double
+    /// The time the download ran in earlier runs (a resumed journal's).
+    let earlier: Double
     /// When the file streams to a descriptor: this thread writes it out, in order.
     let window: ReorderWindow?
 
     /// `allowance`: the per-host cap shared with other downloads, for an automatic `plan`.
     init(
         transfer: Transfer, table: SegmentTable, plan: ConnectionPlan, checkpointer: (any Checkpointing)?, segmented: Bool,
-        started: Double, window: ReorderWindow? = nil, allowance: (any ConnectionAllowance)? = nil
+        started: Double, earlier: Double = 0, window: ReorderWindow? = nil, allowance: (any ConnectionAllowance)? = nil
     ) {
         precondition(plan.first >= 1)
         self.transfer = transfer
@@ -33,6 +35,7 @@ struct Coordinator {
         self.checkpointer = checkpointer
         self.segmented = segmented
         self.started = started
+        self.earlier = earlier
         self.window = window
     }
 
@@ -60,16 +63,16 @@ struct Coordinator {
         var lastTick = MonotonicClock.seconds()
         // The first checkpoint comes early — after a fraction of a second or the first MiB —
         // so that a kill soon after the start loses little; then one per interval.
-        var nextCheckpoint = lastTick + min(options.checkpointInterval, Coordinator.firstCheckpointDelay)
+        var nextCheckpoint = lastTick + min(options.checkpointSeconds, Coordinator.firstCheckpointDelay)
         var firstCheckpointBytes: Int64? = table.bytesWritten + Coordinator.firstCheckpointBytes
         var flushed: [ObjectIdentifier: Int64] = [:]
         var sampled: [ObjectIdentifier: Int64] = [:]
         var total = table.bytesWritten
-        var watch = options.speedLimit.map { LowSpeedWatch(limit: $0, seconds: options.speedTime, drops: options.rateLimit == nil) }
+        var watch = options.speedLimit.map { LowSpeedWatch(limit: $0, seconds: options.speedSeconds, drops: options.rateLimit == nil) }
         while transfer.runningWorkers.load(ordering: .acquiring) > 0 {
             if let window {
                 do throws(FastgetError) {
-                    try window.drain(waiting: options.progressInterval, unless: { transfer.control.isInterrupted })
+                    try window.drain(waiting: options.progressSeconds, unless: { transfer.control.isInterrupted })
                 } catch {
                     transfer.control.fail(error) // the reader went away (EPIPE) or the disk is full
                 }
@@ -78,7 +81,7 @@ struct Coordinator {
                 // While the count is being measured, look more often: each step waits for the
                 // next look, and 16 connections lose more every tick they are not open.
                 transfer.control.wake.wait(
-                    seconds: governor?.isMeasuring == true ? min(options.progressInterval, Coordinator.measuringTick) : options.progressInterval)
+                    seconds: governor?.isMeasuring == true ? min(options.progressSeconds, Coordinator.measuringTick) : options.progressSeconds)
             }
             let now = MonotonicClock.seconds()
             measureSpeeds(&sampled, seconds: now - lastTick)
@@ -86,7 +89,7 @@ struct Coordinator {
             lastTick = now
             if watch != nil { judgeSpeeds(&watch!, slots: crew.slots, now: now) }
             if let checkpointer, now >= nextCheckpoint || firstCheckpointBytes.map({ table.bytesWritten >= $0 }) == true {
-                nextCheckpoint = now + options.checkpointInterval
+                nextCheckpoint = now + options.checkpointSeconds
                 firstCheckpointBytes = nil
                 do throws(FastgetError) {
                     transfer.post(.checkpoint(bytesOnDisk: try checkpointer.checkpoint(table)))
@@ -97,7 +100,7 @@ struct Coordinator {
                 startWriteback(&flushed)
             }
             publishEvents(events)
-            if now - lastReport >= options.progressInterval {
+            if now - lastReport >= options.progressSeconds {
                 lastReport = now
                 progress(snapshot())
             }
@@ -134,11 +137,11 @@ struct Coordinator {
         do throws(FastgetError) {
             while window.hasPending, !transfer.control.isInterrupted {
                 let before = window.bytesEmitted
-                let after = try window.drain(waiting: transfer.options.progressInterval, unless: { transfer.control.isInterrupted })
+                let after = try window.drain(waiting: transfer.options.progressSeconds, unless: { transfer.control.isInterrupted })
                 progress(snapshot())
                 let now = MonotonicClock.seconds()
                 if after > before { lastMove = now }
-                if transfer.control.failure != nil, now - lastMove >= transfer.options.timeout { break }
+                if transfer.control.failure != nil, now - lastMove >= transfer.options.ioSeconds { break }
             }
         } catch {
             transfer.control.fail(error)
@@ -164,9 +167,9 @@ struct Coordinator {
         // Between reads, the worker does the coordinator's rounds on this thread: progress and
         // events every interval, a checkpoint every checkpoint interval (on a slow link even a
         // small file takes a while).
-        let interval = transfer.options.progressInterval
+        let interval = transfer.options.progressSeconds
         var lastReport = MonotonicClock.seconds()
-        var nextCheckpoint = lastReport + transfer.options.checkpointInterval
+        var nextCheckpoint = lastReport + transfer.options.checkpointSeconds
         withoutActuallyEscaping(progress) { progress in
             withoutActuallyEscaping(events) { events in
                 worker.tick = { [self] in
@@ -174,7 +177,7 @@ struct Coordinator {
                     guard now - lastReport >= interval else { return }
                     lastReport = now
                     if let checkpointer, now >= nextCheckpoint {
-                        nextCheckpoint = now + transfer.options.checkpointInterval
+                        nextCheckpoint = now + transfer.options.checkpointSeconds
                         if let bytes = try? checkpointer.checkpoint(table) { transfer.post(.checkpoint(bytesOnDisk: bytes)) }
                     }
                     publishEvents(events)
@@ -346,11 +349,12 @@ struct Coordinator {
     static let writebackStep: Int64 = 1 << 20
 
     func snapshot() -> DownloadProgress {
-        DownloadProgress(
+        let elapsed = MonotonicClock.seconds() - started
+        return DownloadProgress(
             totalBytes: transfer.resource.length,
             // A stream counts what went out: the window may hold more.
             completedBytes: window?.bytesEmitted ?? snapshotBytes,
-            elapsed: MonotonicClock.seconds() - started,
+            elapsed: elapsed, totalElapsed: earlier + elapsed,
             segments: table.segments.map { segment in
                 let end = segment.end.load(ordering: .relaxed)
                 let speed = segment.speed.load(ordering: .relaxed)

@@ -4,8 +4,12 @@ public struct DownloadProgress: Sendable {
     public let totalBytes: Int64?
     /// Bytes written to the output so far.
     public let completedBytes: Int64
-    /// Seconds since the download started (probe included).
+    /// Seconds since this run of the download started (probe included): since `run()`,
+    /// `start()` or the last `resume()`.
     public let elapsed: Double
+    /// Seconds the download has run in all: `elapsed` plus the time of the runs a resumed
+    /// journal recorded (after a pause, a stop or a crash, to the last checkpoint).
+    public let totalElapsed: Double
     /// Each segment: its range and how far it has been written.
     public let segments: [SegmentProgress]
     /// With mirrors, each server: the download's own URL first (empty with one server).
@@ -15,14 +19,16 @@ public struct DownloadProgress: Sendable {
     /// its start, it is 0 again until the next two snapshots.
     public let bytesPerSecond: Double
 
-    /// A snapshot (the coordinator makes them; renderers' tests build their own).
+    /// A snapshot (the coordinator makes them; renderers' tests build their own);
+    /// `totalElapsed` is `elapsed` when not given.
     public init(
-        totalBytes: Int64?, completedBytes: Int64, elapsed: Double, segments: [SegmentProgress], sources: [SourceFigures] = [],
-        bytesPerSecond: Double = 0
+        totalBytes: Int64?, completedBytes: Int64, elapsed: Double, totalElapsed: Double? = nil, segments: [SegmentProgress],
+        sources: [SourceFigures] = [], bytesPerSecond: Double = 0
     ) {
         self.totalBytes = totalBytes
         self.completedBytes = completedBytes
         self.elapsed = elapsed
+        self.totalElapsed = totalElapsed ?? elapsed
         self.segments = segments
         self.sources = sources
         self.bytesPerSecond = bytesPerSecond
@@ -47,7 +53,7 @@ public struct DownloadProgress: Sendable {
     package func measured(by window: inout SpeedWindow) -> DownloadProgress {
         window.add(self)
         return DownloadProgress(
-            totalBytes: totalBytes, completedBytes: completedBytes, elapsed: elapsed, segments: segments, sources: sources,
-            bytesPerSecond: window.speed)
+            totalBytes: totalBytes, completedBytes: completedBytes, elapsed: elapsed, totalElapsed: totalElapsed, segments: segments,
+            sources: sources, bytesPerSecond: window.speed)
     }
 }

@@ -4,8 +4,11 @@ public struct DownloadReport: Sendable {
     public let path: String
     /// The file's length.
     public let bytes: Int64
-    /// Seconds from the start of the run (probe included) to the final rename.
+    /// Seconds from the start of this run (probe included) to the final rename.
     public let seconds: Double
+    /// Seconds the download ran in all: `seconds` plus the earlier runs a resumed journal
+    /// recorded (to their last checkpoint).
+    public var totalSeconds: Double = 0
     /// Workers that ran in parallel, each a thread with one connection at a time (1 for a single
     /// stream; 0 when nothing had to be fetched). The file may have had more segments: a worker
     /// takes the next one, or half of another's, when its own is done.

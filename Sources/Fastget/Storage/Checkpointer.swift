@@ -20,18 +20,22 @@ final class Checkpointer: Checkpointing {
     /// began, or this wrote one. A small file that finishes before its first checkpoint has
     /// none, and looks for none, nor removes one (another download's name is under its lock).
     private let present: Atomic<Bool>
+    /// When this run began on the monotonic clock: each journal adds the time since to the
+    /// header's `seconds` (the earlier runs').
+    private let started: Double
 
     /// - Parameters:
     ///   - header: URL, length, validator and mirrors; its segments are replaced at each
     ///     checkpoint.
     ///   - present: whether a journal of this download is at `path` already (a resumed one);
     ///     false only for a download that made sure none is.
-    init(path: String, output: OutputFile, header: Journal, present: Bool = true) {
+    init(path: String, output: OutputFile, header: Journal, present: Bool = true, started: Double = MonotonicClock.seconds()) {
         self.path = path
         self.output = output
         self.header = header
         mirrors = Locked((header.mirrors, header.digest))
         self.present = Atomic(present)
+        self.started = started
     }
 
     /// Whether this download has a journal at `path` (see `present`).
@@ -48,6 +52,7 @@ final class Checkpointer: Checkpointing {
         var journal = header
         (journal.mirrors, journal.digest) = mirrors.withLock { $0 }
         journal.segments = table.snapshot()
+        journal.seconds = header.seconds + max(0, MonotonicClock.seconds() - started)
         return journal
     }
 

@@ -1,11 +1,11 @@
 /// The resume journal, `<name>.fastget` beside `<name>.part`: which bytes of which version of
 /// which URL are on disk.
 ///
-/// Layout, little-endian, version 4:
+/// Layout, little-endian, version 5:
 ///
 ///     offset  size  field
 ///     0       8     magic "FASTGETJ"
-///     8       2     version (4)
+///     8       2     version (5)
 ///     10      2     reserved, 0
 ///     12      4     payload length P
 ///     16      P     payload:
@@ -26,9 +26,11 @@
 ///                     u32 n, n bytes  the name of the other tool's state file `-c` adopted
 ///                       (`NAME.aria2`, `NAME.st`, in NAME's directory), or empty; then
 ///                       u64 device, u64 inode, i64 size of that file (0 when none)
+///                     u64 milliseconds the download ran in the runs that wrote this
+///                       journal and its predecessors (progress counts on from there)
 ///     16+P    4     CRC-32 of bytes [0, 16+P)
 ///
-/// Versions 1 to 3 are still read. The validators of 1 and 2 are a kind byte (0 none, 1 strong
+/// Versions 1 to 4 are still read (4 ends before the milliseconds, which read as 0). The validators of 1 and 2 are a kind byte (0 none, 1 strong
 /// ETag, 2 Last-Modified) and its text, so they know one field; version 1 ends after the
 /// segments, version 2 after the digest, version 3 after the failed mirrors (its files hold
 /// no kept bytes and no adopted state file). The Last-Modified of 1 and 2 was written whenever
@@ -47,7 +49,7 @@ package struct Journal: Sendable, Equatable {
     package typealias Entry = SegmentRecord
 
     package static let magic = Array("FASTGETJ".utf8)
-    package static let version: UInt16 = 4
+    package static let version: UInt16 = 5
     static let headerSize = 16
     /// A bound on any string field, so a damaged length cannot ask for gigabytes.
     static let maximumStringBytes = 64 * 1024
@@ -85,6 +87,8 @@ package struct Journal: Sendable, Equatable {
     package var keptUnchecked = false
     /// The other tool's state file `-c` continued from: removed after the final rename only if
     /// it is still this very file.
+    /// The time the download ran before (its earlier runs), in seconds.
+    package var seconds: Double = 0
     package var adoptedState: AdoptedState?
 
     /// Another tool's state file as `-c` read it: its name beside NAME and its identity.
@@ -142,6 +146,7 @@ package struct Journal: Sendable, Equatable {
         payload.appendLittleEndian(adoptedState?.device ?? 0)
         payload.appendLittleEndian(adoptedState?.inode ?? 0)
         payload.appendLittleEndian(adoptedState?.size ?? 0)
+        payload.appendLittleEndian(UInt64(min(max(0, seconds * 1000), 1e15).rounded()))
         return Journal.framed(payload)
     }
 
@@ -208,6 +213,10 @@ package struct Journal: Sendable, Equatable {
             url: url, finalURL: finalURL, length: length, validator: validator, segments: segments, mirrors: mirrors, digest: digest,
             failedMirrors: failedMirrors)
         if version >= 4 { try reader.readAdoption(into: &journal) }
+        if version >= 5 {
+            let milliseconds: UInt64 = try reader.read()
+            journal.seconds = Double(milliseconds) / 1000
+        }
         guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }
         try journal.checkTiling()
         return journal

@@ -25,6 +25,8 @@ struct StartPoint {
     var keptUnchecked = false
     /// The other tool's state file `-c` continued from, removed after the final rename.
     var adoptedState: Journal.AdoptedState?
+    /// The time the download ran before this run, from the resumed journal.
+    var earlierSeconds: Double = 0
 
     /// Decides how to start and prepares the `.part` file, removing anything that must not be
     /// trusted. Returns nil when the file at `destination` is already complete (`-c`).
@@ -130,7 +132,7 @@ struct StartPoint {
         let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, url: header.url, stop: stop)
         var resumed = header
         (resumed.mirrors, resumed.digest, resumed.failedMirrors) = (journal.mirrors, journal.digest, journal.failedMirrors)
-        (resumed.keptUnchecked, resumed.adoptedState) = (journal.keptUnchecked, journal.adoptedState)
+        (resumed.keptUnchecked, resumed.adoptedState, resumed.seconds) = (journal.keptUnchecked, journal.adoptedState, journal.seconds)
         resumed.validator = journal.validator.map { $0.filled(from: header.validator) } ?? header.validator
         let segments = SegmentPlan.resumed(journal.segments, options: options)
         return StartPoint(
@@ -139,7 +141,8 @@ struct StartPoint {
             segmented: true, resumedBytes: journal.bytesWritten,
             replacesDestination: options.replacesExistingFile || replacesLarger(destination, resource: resource, options),
             recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
-            resumedValidator: resumed.validator, keptUnchecked: journal.keptUnchecked, adoptedState: journal.adoptedState)
+            resumedValidator: resumed.validator, keptUnchecked: journal.keptUnchecked, adoptedState: journal.adoptedState,
+            earlierSeconds: journal.seconds)
     }
 
     /// A file at the destination that the download may neither replace nor continue: left in
