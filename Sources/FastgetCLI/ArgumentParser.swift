@@ -12,7 +12,7 @@ enum ArgumentParser {
         if let configuration, !arguments.prefix(while: { $0 != "--" }).contains("--no-config") {
             try ConfigurationFile.apply(configuration, to: &invocation)
         }
-        invocation.configurationHeaderCount = invocation.options.headers.count
+        invocation.configurationHeaderCount = invocation.options.headerFields.count
         var positional: [String] = []
         var index = 0
         while index < arguments.count {

@@ -12,6 +12,9 @@ struct CommandLineOption {
         case count(ClosedRange<Int>, WritableKeyPath<Invocation, Int>)
         /// Seconds, at least `OptionValue.minimumSeconds`.
         case seconds(WritableKeyPath<Invocation, Double>)
+        /// Seconds as a library time, at least `OptionValue.minimumSeconds`; a huge number is
+        /// no limit (nil).
+        case duration(WritableKeyPath<Invocation, Duration?>)
         /// Bytes per second, at least `OptionValue.minimumRate`, with an optional k, M or G.
         case rate(WritableKeyPath<Invocation, Int64?>)
         /// Text that the function checks and stores; it gets the option's name as given, for
@@ -153,18 +156,18 @@ struct CommandLineOption {
                 "k", "insecure", .flag(\.insecure), "do not verify the server's certificate or host name",
                 note: "-k SIZE: aria2's", aliases: ["--no-check-certificate", "--check-certificate=false"]),
             .init(
-                nil, "connect-timeout", "S", .seconds(\.options.connectTimeout),
-                "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectTimeout))"),
+                nil, "connect-timeout", "S", .duration(\.options.connectionTimeout),
+                "seconds to connect: name lookup, TCP, proxy tunnel, TLS", note: "default \(whole(defaults.connectionTimeout))"),
             .init(
-                nil, "timeout", "S", .seconds(\.options.timeout), "seconds a read may wait for data before retrying",
-                note: "default \(whole(defaults.timeout))", aliases: ["-T"]),
+                nil, "timeout", "S", .duration(\.options.ioTimeout), "seconds a read may wait for data before retrying",
+                note: "default \(whole(defaults.ioTimeout))", aliases: ["-T"]),
             .init(
                 "Y", "speed-limit", "RATE", .text(OptionValue.speedLimit),
                 "drop a crawling connection; all under RATE/s for -y: exit 75", note: "off",
                 aliases: ["--lowest-speed-limit"]),
             .init(
                 "y", "speed-time", "S", .text(OptionValue.speedTime), "seconds -Y is measured over, at most a day",
-                note: "default \(whole(defaults.speedTime)); alone: 1 byte/s"),
+                note: "default \(whole(defaults.speedWindow)); alone: 1 byte/s"),
             .init(
                 nil, "retries", "N", .count(0...Int.max, \.options.retries),
                 "retries of the probe and each segment on temporary failures", note: "default \(defaults.retries)",
@@ -176,8 +179,8 @@ struct CommandLineOption {
                 "m", "max-time", "S", .seconds(\.maximumTime), "stop after S seconds in all, keeping what is in",
                 note: "exit 75; rerun to resume; aria2's -m N is --retries N"),
             .init(
-                nil, "checkpoint-interval", "S", .seconds(\.options.checkpointInterval), "seconds between journal checkpoints",
-                note: "default \(whole(defaults.checkpointInterval))"),
+                nil, "checkpoint-interval", "S", .duration(\.options.checkpointPeriod), "seconds between journal checkpoints",
+                note: "default \(whole(defaults.checkpointPeriod))"),
         ]
     }
 
@@ -237,6 +240,8 @@ struct CommandLineOption {
             invocation[keyPath: key] = try OptionValue.count(value, in: range, for: name)
         case .seconds(let key):
             invocation[keyPath: key] = try OptionValue.seconds(value, for: name)
+        case .duration(let key):
+            invocation[keyPath: key] = OptionValue.duration(try OptionValue.seconds(value, for: name))
         case .rate(let key):
             invocation[keyPath: key] = try OptionValue.rate(value, for: name)
         case .text(let store):
@@ -270,6 +275,11 @@ struct CommandLineOption {
     var helpLine: String { helpNames + "  " + description }
 
     /// A default number of seconds as `--help` shows it: 15, or 0.5.
+    private static func whole(_ time: Duration?) -> String {
+        guard let time else { return "none" }
+        return whole(Double(time.components.seconds) + Double(time.components.attoseconds) * 1e-18)
+    }
+
     private static func whole(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : "\(seconds)"
     }

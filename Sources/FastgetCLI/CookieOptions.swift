@@ -16,11 +16,11 @@ enum CookieOptions {
         guard !text.isEmpty else { return }
         guard text.contains("=") else { return invocation.cookieFiles.append((text, optional: true)) }
         let value = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        if let problem = UserHeaderField.problem(name: "Cookie", value: value) { throw UsageError(message: "option \(name): \(problem)") }
-        if let given = invocation.options.headers.lastIndex(where: { $0.name.lowercased() == "cookie" }) {
-            invocation.options.headers[given].value += "; " + value
+        if let given = invocation.options.headerFields.lastIndex(where: { $0.name.lowercased() == "cookie" }) {
+            let earlier = invocation.options.headerFields[given].value
+            invocation.options.headerFields[given] = try OptionValue.headerField("Cookie", earlier + "; " + value, name)
         } else {
-            invocation.options.headers.append((name: "Cookie", value: value))
+            invocation.options.headerFields.append(try OptionValue.headerField("Cookie", value, name))
         }
     }
 
@@ -45,9 +45,9 @@ enum CookieOptions {
         if name == "-e", !key.isEmpty, text.dropFirst(key.count).first == "=" {
             throw UsageError(message: "-e is curl's --referer here; wget's -e COMMAND ('\(text)') has no equivalent")
         }
-        if let problem = UserHeaderField.problem(name: "Referer", value: text) { throw UsageError(message: "option \(name): \(problem)") }
-        invocation.options.headers.removeAll { $0.name.lowercased() == "referer" }
-        invocation.options.headers.append((name: "Referer", value: text))
+        let field = try OptionValue.headerField("Referer", text, name)
+        invocation.options.headerFields.removeAll { $0.name.lowercased() == "referer" }
+        invocation.options.headerFields.append(field)
     }
 
     /// Gives the run its jar when a cookie option was given: the files' cookies, later files

@@ -27,7 +27,7 @@ struct Invocation {
         get { netrcFile != nil }
         set { netrcFile = newValue ? ConfigurationFile.home.map { $0 + "/.netrc" } : nil }
     }
-    /// How many of `options.headers` the configuration file gave (they come first); nil while
+    /// How many of `options.headerFields` the configuration file gave (they come first); nil while
     /// the file is read. A command-line field of the same name replaces them.
     var configurationHeaderCount: Int?
     /// `--no-config`: the configuration file is not read (`ConfigurationFile`).

@@ -41,6 +41,12 @@ enum OptionValue {
         return number
     }
 
+    /// `seconds` as a library time: nil (no limit) when beyond any practical one (a day's
+    /// thousand years, where a duration could not hold it).
+    static func duration(_ seconds: Double) -> Duration? {
+        seconds < 3e13 ? .seconds(seconds) : nil
+    }
+
     /// `RATE` in bytes per second, at least `minimum`, with an optional k, M or G (binary
     /// multiples, as curl).
     static func rate(_ text: String, for name: String, minimum: Int64 = minimumRate) throws(UsageError) -> Int64 {
@@ -93,10 +99,10 @@ enum OptionValue {
     /// Given alone, the limit is 1 byte per second, as curl's: a body that stops for S seconds
     /// is dropped.
     static func speedTime(_ invocation: inout Invocation, _ text: String, _ name: String) throws(UsageError) {
-        guard let value = Double(text), DownloadOptions.speedTimeRange.contains(value) else {
+        guard let value = Double(text), value.magnitude < 1e9, DownloadOptions.speedWindowRange.contains(.seconds(value)) else {
             throw UsageError(message: "option \(name) needs a number of seconds from 1 to 86400, not '\(text)'")
         }
-        invocation.options.speedTime = value
+        invocation.options.speedWindow = .seconds(value)
         if invocation.options.speedLimit == nil { invocation.options.speedLimit = 1 }
     }
 
@@ -135,12 +141,18 @@ enum OptionValue {
         else {
             throw UsageError(message: "option \(name) needs 'Name: value', not '\(text)'")
         }
-        let field = (name: String(text[..<colon]), value: String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }))
-        if let problem = UserHeaderField.problem(name: field.name, value: field.value) {
-            throw UsageError(message: "option \(name): \(problem)")
-        }
+        let field = try headerField(String(text[..<colon]), String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }), name)
         dropEarlier(field.name.lowercased(), from: &invocation)
-        invocation.options.headers.append(field)
+        invocation.options.headerFields.append(field)
+    }
+
+    /// The field `fieldName: value`, or the option's usage error saying why it cannot be one.
+    static func headerField(_ fieldName: String, _ value: String, _ name: String) throws(UsageError) -> HeaderField {
+        do {
+            return try HeaderField(name: fieldName, value: value)
+        } catch {
+            throw UsageError(message: "option \(name): \(error.message)")
+        }
     }
 
     /// Before a field named `lowered` is added: the fields of that name the configuration file
@@ -149,14 +161,14 @@ enum OptionValue {
     /// one given too (`UserHeaderField.merged`).
     private static func dropEarlier(_ lowered: String, from invocation: inout Invocation) {
         let fromFile = invocation.configurationHeaderCount ?? 0
-        var kept: [(name: String, value: String)] = []
+        var kept: [HeaderField] = []
         var keptFromFile = 0
-        for (index, field) in invocation.options.headers.enumerated() {
+        for (index, field) in invocation.options.headerFields.enumerated() {
             if field.name.lowercased() == lowered && (index < fromFile || lowered == "host") { continue }
             kept.append(field)
             if index < fromFile { keptFromFile += 1 }
         }
-        invocation.options.headers = kept
+        invocation.options.headerFields = kept
         if invocation.configurationHeaderCount != nil { invocation.configurationHeaderCount = keptFromFile }
     }
 

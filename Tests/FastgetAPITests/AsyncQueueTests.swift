@@ -40,7 +40,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory, segments: 2)
-        options.checkpointInterval = 0.1
+        options.checkpointPeriod = .seconds(0.1)
         #expect(try await leaveAJournal(server, options))
 
         rate.withLock { $0 = nil }

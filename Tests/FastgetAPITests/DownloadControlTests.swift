@@ -81,7 +81,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory)
-        options.progressInterval = 0.1
+        options.progressPeriod = .seconds(0.1)
         let download = try Download(url: server.url("/f.bin"), options: options)
         let log = EventLog(download)
         let started = ProcessInfo.processInfo.systemUptime

@@ -184,7 +184,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory, segments: 2)
-        options.checkpointInterval = 0.1
+        options.checkpointPeriod = .seconds(0.1)
         var queue: DownloadQueue? = try DownloadQueue(directory: directory.path, maximumActive: 3, options: options)
         for index in 0..<3 { try queue!.add(server.url("/f\(index)")) }
         let downloads = queue!.downloads

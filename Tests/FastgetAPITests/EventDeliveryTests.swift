@@ -77,7 +77,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory, segments: 2)
-        options.checkpointInterval = 0.1
+        options.checkpointPeriod = .seconds(0.1)
         let first = try Download(url: server.url("/f.bin"), options: options)
         let log = EventLog(first)
         first.start()

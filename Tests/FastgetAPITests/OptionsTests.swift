@@ -71,6 +71,25 @@ import Testing
         #expect(!options.verifiesCertificates && options.insecure)
         options.verifiesCertificates = true
         #expect(!options.insecure)
+        options.headers = [("X-A", "1"), ("X-B", "a\r\nX-C: 2")]
+        #expect(options.headerFields.map(\.name) == ["X-A", "X-B"] && options.headers.map(\.value) == ["1", "a\r\nX-C: 2"])
+        #expect { try Download(url: "http://127.0.0.1:1/f", options: options) } throws: {
+            ($0 as? FastgetError)?.message == "the X-B field contains a line break or NUL byte"
+        }
+    }
+
+    /// A field that could end itself and smuggle in another cannot be made at all.
+    @Test func aHeaderFieldCannotHoldALineBreak() throws {
+        for value in ["a\r\nX-C: 2", "a\nb", "a\u{0}b", "a\u{7F}"] {
+            #expect(throws: FastgetError.self) { try HeaderField(name: "X-A", value: value) }
+        }
+        #expect(throws: FastgetError.self) { try HeaderField(name: "Range", value: "bytes=0-") }
+        #expect(throws: FastgetError.self) { try HeaderField(name: "X A", value: "1") }
+        let field = try HeaderField(name: "X-Trace", value: "a\tb")
+        #expect(field.name == "X-Trace" && field.value == "a\tb")
+        var options = DownloadOptions()
+        options.headerFields = [field, try HeaderField(name: "User-Agent", value: "")]
+        #expect(throws: Never.self) { try Download(url: "http://127.0.0.1:1/f", options: options) }
     }
 
     @Test func aChecksumIsMadeFromItsAlgorithmAndDigest() throws {

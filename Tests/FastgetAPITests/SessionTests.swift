@@ -86,7 +86,7 @@ import Testing
         defer { directory.remove() }
         let session = try Session()
         var other = testOptions(directory)
-        other.timeout = 20 // another I/O timeout: another kind of connection
+        other.ioTimeout = .seconds(20) // another I/O timeout: another kind of connection
         _ = try Download(url: server.url("/f0"), options: testOptions(directory), session: session).run()
         _ = try Download(url: server.url("/f1"), options: other, session: session).run()
         _ = try Download(url: server.url("/f2"), options: testOptions(directory), session: session).run()

@@ -80,9 +80,9 @@ func testOptions(_ directory: TemporaryDirectory, segments: Int = 4) -> Download
     options.segments = segments
     options.minimumSegmentSize = 64 * 1024
     options.directory = directory.path
-    options.timeout = 10
-    options.connectTimeout = 5
-    options.progressInterval = 0.05
+    options.ioTimeout = .seconds(10)
+    options.connectionTimeout = .seconds(5)
+    options.progressPeriod = .seconds(0.05)
     return options
 }
 

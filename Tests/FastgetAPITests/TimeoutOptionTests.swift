@@ -3,42 +3,62 @@ import FastgetTestSupport
 import Foundation
 import Testing
 
-/// Timeouts and intervals an embedder sets: infinity and 1e300 mean no practical limit; NaN or
-/// zero is a usage error.
+/// Times an embedder sets, as `Duration`s: nil means no limit; zero or less is a usage error.
+/// The earlier `Double` seconds still work: infinity and 1e300 mean no limit, NaN is refused.
 @Suite struct TimeoutOptionTests {
     let data = testBytes(count: (1 << 20) + 3, seed: 5)
 
-    @Test func infiniteAndHugeTimeoutsDownloadNormally() throws {
+    @Test func noLimitsDownloadNormally() throws {
         let server = try TestServer(file: TestFile(data))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = testOptions(directory, segments: 2)
-        options.timeout = .infinity
-        options.connectTimeout = 1e300
-        options.checkpointInterval = .infinity
-        options.progressInterval = 1e300
+        (options.ioTimeout, options.connectionTimeout, options.checkpointPeriod) = (nil, nil, nil)
+        options.progressPeriod = .seconds(86_400 * 365)
         let report = try Download(url: server.url("/f.bin"), options: options).run()
         #expect(report.workers == 2)
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
     }
 
-    @Test(arguments: [
-        ("timeout", Double.nan), ("timeout", 0), ("connectTimeout", -1), ("connectTimeout", .nan),
-        ("checkpointInterval", .nan), ("checkpointInterval", -.infinity), ("progressInterval", .nan),
-        ("progressInterval", 0),
-    ])
-    func nanOrNonPositiveIsAUsageError(name: String, value: Double) throws {
+    @Test(arguments: ["ioTimeout", "connectionTimeout", "checkpointPeriod", "progressPeriod", "speedWindow"], [Duration.zero, .seconds(-1)])
+    func zeroOrLessIsAUsageError(name: String, value: Duration) throws {
         var options = DownloadOptions()
         switch name {
-        case "timeout": options.timeout = value
-        case "connectTimeout": options.connectTimeout = value
-        case "checkpointInterval": options.checkpointInterval = value
-        default: options.progressInterval = value
+        case "ioTimeout": options.ioTimeout = value
+        case "connectionTimeout": options.connectionTimeout = value
+        case "checkpointPeriod": options.checkpointPeriod = value
+        case "speedWindow": options.speedWindow = value
+        default: options.progressPeriod = value
         }
         #expect {
             try Download(url: "http://127.0.0.1:9/f", options: options)
         } throws: { error in
             (error as? FastgetError)?.exitCode == 64
         }
+    }
+
+    /// The earlier `Double` properties map onto the durations: infinity and numbers beyond a
+    /// duration are no limit, NaN and zero are refused, and nothing traps.
+    @available(*, deprecated, message: "uses the options' earlier Double seconds on purpose")
+    @Test func theEarlierSecondsStillWork() throws {
+        var options = DownloadOptions()
+        options.timeout = .infinity
+        options.connectTimeout = 1e300
+        options.checkpointInterval = .infinity
+        options.progressInterval = 0.25
+        #expect(options.ioTimeout == nil && options.connectionTimeout == nil && options.checkpointPeriod == nil)
+        #expect(options.progressPeriod == .milliseconds(250) && options.timeout == .infinity)
+        options.speedTime = 5
+        #expect(options.speedWindow == .seconds(5) && options.speedTime == 5)
+        #expect(throws: Never.self) { try Download(url: "http://127.0.0.1:9/f", options: options) }
+        for refused: (inout DownloadOptions) -> Void in [
+            { $0.timeout = .nan }, { $0.connectTimeout = 0 }, { $0.checkpointInterval = -.infinity },
+            { $0.progressInterval = .nan }, { $0.speedTime = 1e300 }, { $0.speedTime = 0.5 },
+        ] {
+            var changed = DownloadOptions()
+            refused(&changed)
+            #expect { try Download(url: "http://127.0.0.1:9/f", options: changed) } throws: { ($0 as? FastgetError)?.exitCode == 64 }
+        }
+        #expect(DownloadOptions.speedTimeRange == 1...86_400)
     }
 }

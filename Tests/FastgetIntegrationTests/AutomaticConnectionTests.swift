@@ -90,7 +90,7 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
-        options.checkpointInterval = 30 // only the stop writes one
+        options.checkpointPeriod = .seconds(30) // only the stop writes one
         let download = try Download(url: server.url(), options: options)
         let written = Atomic<Int64>(0)
         download.onEvent { event in

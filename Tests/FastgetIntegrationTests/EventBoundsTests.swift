@@ -13,7 +13,7 @@ import Testing
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
         options.segments = 2
-        options.progressInterval = 0.001 // about a thousand progress events in a second
+        options.progressPeriod = .seconds(0.001) // about a thousand progress events in a second
         let download = try Download(url: server.url(), options: options)
         let events = download.events()
         _ = try blocking { try download.run() }

@@ -15,7 +15,7 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.segments = 1
-        options.timeout = 10
+        options.ioTimeout = .seconds(10)
         let queue = try DownloadQueue(directory: directory.path, options: options)
         let download = try queue.add(server.url("/f.bin"))
         let task = Task { try await queue.idle() }

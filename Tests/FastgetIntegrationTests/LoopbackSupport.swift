@@ -11,8 +11,8 @@ func download(_ url: String, segments: Int = 4, configure: (inout DownloadOption
     options.segments = segments
     options.minimumSegmentSize = 64 * 1024
     options.output = directory.file("out.bin")
-    options.timeout = 10
-    options.connectTimeout = 5
+    options.ioTimeout = .seconds(10)
+    options.connectionTimeout = .seconds(5)
     // These tests assert the exact requests of a plan; stealing has tests of its own.
     options.stealsWork = false
     options.hedgesTails = false

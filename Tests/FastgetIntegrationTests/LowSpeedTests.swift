@@ -108,7 +108,7 @@ import Testing
         let (report, directory, output) = try download(server.url(), segments: 4) { options in
             options.minimumSegmentSize = 1 << 20
             options.speedLimit = 1000
-            options.speedTime = 1
+            options.speedWindow = .seconds(1)
         }
         defer { directory.remove() }
         let finished = try report.get()

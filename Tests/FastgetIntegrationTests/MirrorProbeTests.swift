@@ -53,8 +53,8 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.segments = 4
-        options.connectTimeout = 0.5 // the mirrors' probes get at most this long
-        options.timeout = 60
+        options.connectionTimeout = .seconds(0.5) // the mirrors' probes get at most this long
+        options.ioTimeout = .seconds(60)
         options.mirrors = [silent.url()]
         options.output = directory.file("h.bin")
         let download = try Download(url: primary.url(), options: options)

@@ -46,7 +46,7 @@ private func fourSegments(_ output: String, checkpointInterval: Double) -> Downl
     var options = DownloadOptions()
     options.output = output
     options.segments = 4
-    options.checkpointInterval = checkpointInterval
+    options.checkpointPeriod = .seconds(checkpointInterval)
     return options
 }
 
@@ -169,7 +169,7 @@ private func fileBytes(_ path: String) -> Data? { FileManager.default.contents(a
         defer { directory.remove() }
         let output = directory.file("f.bin")
         var options = fourSegments(output, checkpointInterval: 30)
-        options.timeout = 30
+        options.ioTimeout = .seconds(30)
         let download = try Download(url: server.url(), options: options)
         download.start()
         #expect(eventually { server.requests.filter { $0.method == "GET" }.count >= 4 })

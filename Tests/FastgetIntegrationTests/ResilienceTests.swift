@@ -70,7 +70,7 @@ private func expectFailure(
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
-        options.timeout = 0.5 // each byte arrives well within it; the head as a whole does not
+        options.ioTimeout = .seconds(0.5) // each byte arrives well within it; the head as a whole does not
         expectFailure(server.url(), options) { error in
             error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
         }

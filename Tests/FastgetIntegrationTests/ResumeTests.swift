@@ -24,8 +24,8 @@ private func options(_ output: String, segments: Int = 4) -> DownloadOptions {
     options.output = output
     options.segments = segments
     options.minimumSegmentSize = 64 * 1024
-    options.checkpointInterval = 0.1
-    options.timeout = 10
+    options.checkpointPeriod = .seconds(0.1)
+    options.ioTimeout = .seconds(10)
     options.stealsWork = false
     options.hedgesTails = false
     return options

@@ -47,7 +47,7 @@ private let data = testBytes(count: (1 << 20) + 3)
 
     @Test func timesOutOnAServerThatNeverAnswers() throws {
         let server = try TestServer { _ in .hang }
-        let (result, directory, _) = try download(server.url()) { $0.timeout = 0.3 }
+        let (result, directory, _) = try download(server.url()) { $0.ioTimeout = .seconds(0.3) }
         defer { directory.remove() }
         server.stop()
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }

@@ -94,7 +94,7 @@ import Testing
         // The coordinator measures speeds once per progress tick (its first measurement at the
         // second tick): at one a second, the stall would show in the speeds after two seconds,
         // so only the silence can prompt the steal within one.
-        options.progressInterval = 1
+        options.progressPeriod = .seconds(1)
         options.output = directory.file("f.bin")
         let report = try Download(url: server.url(), options: options).run()
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))

@@ -15,7 +15,7 @@ import Testing
         options.minimumSegmentSize = 128 * 1024
         options.stealsWork = false
         options.hedgesTails = false
-        options.timeout = 60 // a stop must not wait for it
+        options.ioTimeout = .seconds(60) // a stop must not wait for it
         return options
     }
 
@@ -46,7 +46,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         var options = options(directory)
-        options.connectTimeout = 60 // a stop must not wait for it
+        options.connectionTimeout = .seconds(60) // a stop must not wait for it
         options.verifiesCertificates = false
         let download = try Download(url: server.url(), options: options)
         download.start()

@@ -16,7 +16,7 @@ import Testing
         defer { directory.remove() }
         var options = DownloadOptions()
         options.output = directory.file("u.bin")
-        options.progressInterval = 0.05
+        options.progressPeriod = .seconds(0.05)
         let download = try Download(url: server.url(), options: options)
         let seen = Locked<[Int64]>([])
         download.onEvent { event in

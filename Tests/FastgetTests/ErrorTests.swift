@@ -53,7 +53,7 @@ import Testing
         options.segments = 0
         #expect(throws: FastgetError.self) { try Download(url: "http://h/f", options: options) }
         options.segments = 4
-        options.headers = [("X-Evil", "a\r\nInjected: yes")]
+        options.headerFields = [HeaderField(unchecked: "X-Evil", "a\r\nInjected: yes")]
         #expect(throws: FastgetError.self) { try Download(url: "http://h/f", options: options) }
         #expect(throws: FastgetError.self) { try Download(url: "gopher://h/f") }
     }

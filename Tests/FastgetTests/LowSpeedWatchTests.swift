@@ -112,7 +112,7 @@ import Testing
         #expect(throws: FastgetError.self) { try options.validate() }
         options.speedLimit = 5 << 10
         #expect(throws: Never.self) { try options.validate() }
-        options.speedTime = 1e300
+        options.speedWindow = .seconds(86_401)
         #expect(throws: FastgetError.self) { try options.validate() }
     }
 }

@@ -54,8 +54,9 @@ import Testing
     ])
     func refusesFieldsFastgetMustOwnOrCannotSend(name: String, value: String, problem: String) {
         #expect(UserHeaderField.problem(name: name, value: value) == problem)
+        #expect { try HeaderField(name: name, value: value) } throws: { ($0 as? FastgetError)?.message == problem }
         var options = DownloadOptions()
-        options.headers = [(name, value)]
+        options.headerFields = [HeaderField(unchecked: name, value)] // as the deprecated `headers` makes it
         #expect(throws: FastgetError.self) { try options.validate() }
     }
 

@@ -177,7 +177,7 @@ extension Download {
             }
             if let thread = try? PosixThread(probe) { threads.append(thread) } else { probe() }
         }
-        let limit = min(options.connectTimeout, Download.mirrorProbeDeadline)
+        let limit = min(options.connectSeconds, Download.mirrorProbeDeadline)
         let deadline = MonotonicClock.seconds() + limit
         while outcomes.withLock({ $0.count }) < candidates.count, MonotonicClock.seconds() < deadline {
             finished.wait(seconds: deadline - MonotonicClock.seconds())

@@ -81,13 +81,17 @@ public final class Download: Sendable {
     }
 
     /// `state` is `.paused` for a download a queue restores from its journal.
-    init(url: String, destination: String?, options: DownloadOptions, session: Session?, state: DownloadState) throws(FastgetError) {
+    convenience init(url: String, destination: String?, options: DownloadOptions, session: Session?, state: DownloadState) throws(FastgetError) {
         let parsed: HTTPURL
         do {
             parsed = try HTTPURL(url)
         } catch {
             throw FastgetError(.usage, "invalid URL '\(HTTPURL.redactingUserInfo(url))': \(error)")
         }
+        try self.init(parsed: parsed, destination: destination, options: options, session: session, state: state)
+    }
+
+    init(parsed: HTTPURL, destination: String?, options: DownloadOptions, session: Session?, state: DownloadState) throws(FastgetError) {
         try options.validate()
         // The user name goes quoted into a Digest answer, where a CR, LF or NUL would end the
         // field: refused before any request, as the option's own check does.

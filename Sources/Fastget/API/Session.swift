@@ -59,7 +59,7 @@ public final class Session: Sendable {
     /// The connector and pool for connections made with `options` through `proxies`.
     func route(for options: DownloadOptions, proxies: ProxySettings) -> (Connector, ConnectionPool) {
         let key = [
-            options.caFile ?? "-", options.verifiesCertificates ? "verify" : "insecure", "\(options.connectTimeout)", "\(options.timeout)",
+            options.caFile ?? "-", options.verifiesCertificates ? "verify" : "insecure", "\(options.connectSeconds)", "\(options.ioSeconds)",
             proxies.identity, "\(options.addressFamily.map { "\($0)" } ?? "any")",
             options.resolve.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
         ].joined(separator: "\u{0}")
@@ -67,7 +67,7 @@ public final class Session: Sendable {
             if let route = routes[key] { return route }
             let route = Route(
                 connector: Connector(
-                    connectTimeout: options.connectTimeout, ioTimeout: options.timeout,
+                    connectTimeout: options.connectSeconds, ioTimeout: options.ioSeconds,
                     caFile: options.caFile, verifyPeer: options.verifiesCertificates, proxies: proxies,
                     family: options.addressFamily.map { $0 == .ipv4 ? SocketAddress.ipv4 : SocketAddress.ipv6 }, overrides: options.resolve),
                 pool: ConnectionPool())

@@ -53,7 +53,8 @@ final class Requester: Sendable {
         if let credentials, credentials.origin == url.origin, let value = credentials.authorization(method, url) {
             fields.append(("Authorization", value))
         }
-        let user = url.origin == userOrigin ? options.headers : options.headers.filter { !Requester.originBound.contains($0.name.lowercased()) }
+        let given = options.headerFields.map(\.pair)
+        let user = url.origin == userOrigin ? given : given.filter { !Requester.originBound.contains($0.name.lowercased()) }
         let host = user.first { $0.name.lowercased() == "host" }?.value
         var merged = UserHeaderField.merged(fields, user.filter { $0.name.lowercased() != "host" })
         // `-H 'Cookie:'` removes the field: the jar's cookies too, not only the user's.
@@ -89,7 +90,7 @@ final class Requester: Sendable {
 
     /// One I/O timeout from now: when a response head must be complete, and when a body read
     /// only to be dropped or finished (or a stretch of chunked framing) must have ended.
-    var ioDeadline: Double { MonotonicClock.seconds() + options.timeout }
+    var ioDeadline: Double { MonotonicClock.seconds() + options.ioSeconds }
 
     /// User-given fields sent only to the origin of the URL the user gave: credentials, and the
     /// name the user gave that origin.
@@ -137,7 +138,7 @@ final class Requester: Sendable {
     /// Whether the credentials may answer a 401 to `request`: it goes to their origin, and the
     /// user gave no `Authorization` field of their own (`-H 'Authorization: …'`).
     private func answers(_ request: HTTPRequest) -> Bool {
-        credentials?.origin == request.url.origin && !options.headers.contains { $0.name.lowercased() == "authorization" }
+        credentials?.origin == request.url.origin && !options.headerFields.contains { $0.name.lowercased() == "authorization" }
     }
 
     /// The `Authorization` value fastget put in `request` from the credentials; nil when it
@@ -194,7 +195,7 @@ final class Requester: Sendable {
             return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
         }
         guard credentials.refused else {
-            if options.headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            if options.headerFields.contains(where: { $0.name.lowercased() == "authorization" }) {
                 // The user's own field replaced the credentials' on their origin: it was refused.
                 return
                     "the server refused the Authorization field given with -H, which replaces the credentials of -u, the URL or netrc on \(credentials.origin); check it, or drop it to send those"

@@ -3,7 +3,7 @@
 /// Events of a running download come from its coordinator thread (the thread in `run()`, or the
 /// one `start()` created), never from a worker thread, in this order: `stateChanged(.probing)`,
 /// `sizeKnown`, `stateChanged(.downloading)`, `progress` at most every
-/// `DownloadOptions.progressInterval` seconds, then one final event: `completed`, `failed` or
+/// `DownloadOptions.progressPeriod`, then one final event: `completed`, `failed` or
 /// `cancelled` (each after its `stateChanged`). A pause ends with `stateChanged(.paused)` and no
 /// final event; a resumed download starts the sequence again. Changes made while nothing runs
 /// (pausing or cancelling a queued download, resuming a paused one) are delivered on a thread

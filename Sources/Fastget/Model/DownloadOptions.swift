@@ -24,35 +24,34 @@ public struct DownloadOptions: Sendable {
     /// Whether an idle connection fetches the tail of a segment far slower than the rest in
     /// parallel; whichever delivers first keeps it (on by default).
     public var hedgesTails: Bool = true
-    /// Seconds between checkpoints of the journal (`.infinity`: only when the transfer stops).
-    public var checkpointInterval: Double = 1
+    /// The time between checkpoints of the journal (nil: only when the transfer stops).
+    public var checkpointPeriod: Duration? = .seconds(1)
     /// A PEM bundle trusted instead of the system store.
     public var caFile: String?
     /// Whether the server's certificate and host name are verified (on by default; off is
     /// curl's `-k`).
     public var verifiesCertificates: Bool = true
-    /// Seconds to set up a connection, every step together: name lookup, TCP connect (over
-    /// every address), proxy tunnel and TLS handshake (`.infinity`: no limit; NaN or ≤ 0 is
-    /// refused).
-    public var connectTimeout: Double = 15
-    /// Seconds a read or write may wait for the network before the attempt fails (`.infinity`:
-    /// no limit; NaN or ≤ 0 is refused).
-    public var timeout: Double = 30
+    /// The time to set up a connection, every step together: name lookup, TCP connect (over
+    /// every address), proxy tunnel and TLS handshake (nil: no limit; zero or less is refused).
+    public var connectionTimeout: Duration? = .seconds(15)
+    /// The time a read or write may wait for the network before the attempt fails (nil: no
+    /// limit; zero or less is refused).
+    public var ioTimeout: Duration? = .seconds(30)
     /// The low-speed limit in bytes per second (curl's `--speed-limit`, aria2's
     /// `--lowest-speed-limit`); nil (the default): none. Measured as the average over the last
-    /// `speedTime` seconds, from when a response's body starts (connecting and waiting for an
-    /// answer have `connectTimeout` and `timeout`). A connection below its share of it (the
+    /// `speedWindow`, from when a response's body starts (connecting and waiting for an
+    /// answer have `connectionTimeout` and `ioTimeout`). A connection below its share of it (the
     /// limit ÷ the connections receiving) and under a quarter of its peers' median is dropped
     /// and its range goes to another connection (another server, when there is one), without
     /// using up `retries`; none is dropped under `rateLimit`. When the whole download is below
     /// the limit, it fails as a timeout (`.temporary`, exit 75) and keeps its journal. At least
     /// 1, and below `rateLimit`.
     public var speedLimit: Int64?
-    /// Seconds over which `speedLimit` is measured, from 1 to `speedTimeRange`'s end (a day):
-    /// a limit never judged would be no limit (leave `speedLimit` nil for that).
-    public var speedTime: Double = 30
-    /// The allowed `speedTime`s.
-    public static let speedTimeRange = 1.0...86_400
+    /// The time over which `speedLimit` is measured, within `speedWindowRange` (a second to a
+    /// day): a limit never judged would be no limit (leave `speedLimit` nil for that).
+    public var speedWindow: Duration = .seconds(30)
+    /// The allowed `speedWindow`s.
+    public static let speedWindowRange: ClosedRange<Duration> = .seconds(1) ... .seconds(86_400)
     /// Attempts per segment after the first, for temporary failures.
     public var retries: Int = 5
     /// The most redirects the probe follows from one URL (curl's `--max-redirs`); 20 as wget's,
@@ -74,11 +73,9 @@ public struct DownloadOptions: Sendable {
     /// never after a redirect to another one nor to a mirror. A field fastget sends itself
     /// (`Host`, `User-Agent`, `Accept`, `Accept-Encoding`, `Authorization`) is replaced by
     /// these, and removed by one with an empty value (any other field with an empty value is
-    /// not sent); `Host` cannot be removed. Fields fastget must set to stay correct (`Range`,
-    /// `If-Range`, `If-None-Match`, `If-Modified-Since`, `Content-Length`,
-    /// `Transfer-Encoding`, `Connection`, `Proxy-Authorization`) are refused (`.usage`), as is
-    /// a name that is not a token or a value with a CR, LF or NUL byte.
-    public var headers: [(name: String, value: String)] = []
+    /// not sent); `Host` cannot be removed. A `HeaderField` cannot hold what fastget must not
+    /// send (see there).
+    public var headerFields: [HeaderField] = []
     /// The cookies sent and the `Set-Cookie` answers stored (RFC 6265: by domain, path,
     /// `Secure` and expiry), within a download and across its redirects. They go only to the
     /// download's URL and the origins its redirects lead to, never to a mirror on another
@@ -88,8 +85,8 @@ public struct DownloadOptions: Sendable {
     public var cookieJar: CookieJar?
     /// Bytes per read; one buffer per connection comes from a pool allocated once.
     public var bufferSize: Int = 128 * 1024
-    /// Seconds between progress reports.
-    public var progressInterval: Double = 0.1
+    /// The time between progress reports.
+    public var progressPeriod: Duration = .milliseconds(100)
     /// The HTTP proxy for every request (`http://[user:pass@]host:port`); https goes through it
     /// with `CONNECT`. Nil: the environment's `http_proxy`/`https_proxy`, when
     /// `proxyFromEnvironment` is on.
@@ -161,26 +158,58 @@ public struct DownloadOptions: Sendable {
         guard DownloadOptions.redirectRange.contains(maximumRedirects) else {
             throw FastgetError(.usage, "the redirect limit must be between 0 and \(DownloadOptions.redirectRange.upperBound)")
         }
-        // NaN fails these comparisons too; infinity (or 1e300) passes and means no limit.
-        guard connectTimeout > 0, timeout > 0 else { throw FastgetError(.usage, "timeouts must be positive") }
+        guard connectionTimeout.map({ $0 > .zero }) ?? true, ioTimeout.map({ $0 > .zero }) ?? true else {
+            throw FastgetError(.usage, "timeouts must be positive")
+        }
         if let speedLimit, speedLimit < 1 { throw FastgetError(.usage, "the speed limit must be at least 1 byte per second") }
-        guard DownloadOptions.speedTimeRange.contains(speedTime) else {
+        guard DownloadOptions.speedWindowRange.contains(speedWindow) else {
             throw FastgetError(.usage, "the speed time must be between 1 and 86400 seconds")
         }
         if let speedLimit, let rateLimit, speedLimit >= rateLimit {
             // Our own cap holds the download at or below the speed limit: it could only fail.
             throw FastgetError(.usage, "the speed limit (\(speedLimit) bytes/s) must be below the rate limit (\(rateLimit) bytes/s)")
         }
-        guard checkpointInterval > 0 else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
-        guard progressInterval > 0 else { throw FastgetError(.usage, "the progress interval must be positive") }
+        guard checkpointPeriod.map({ $0 > .zero }) ?? true else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
+        guard progressPeriod > .zero else { throw FastgetError(.usage, "the progress interval must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
         guard minimumSegmentSize >= 1 else { throw FastgetError(.usage, "the minimum segment size must be at least 1 byte") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
         if containsLineBreakOrNUL(userAgent) { throw FastgetError(.usage, "the user agent contains a line break or NUL byte") }
         if containsControlCharacter(userAgent) { throw FastgetError(.usage, "the user agent contains a control character") }
-        for header in headers {
-            if let problem = UserHeaderField.problem(name: header.name, value: header.value) { throw FastgetError(.usage, problem) }
+        for field in headerFields { // made through the deprecated `headers`, unchecked
+            if let problem = UserHeaderField.problem(name: field.name, value: field.value) { throw FastgetError(.usage, problem) }
         }
-        if headers.filter({ $0.name.lowercased() == "host" }).count > 1 { throw FastgetError(.usage, "the Host field is given twice") }
+        if headerFields.filter({ $0.name.lowercased() == "host" }).count > 1 { throw FastgetError(.usage, "the Host field is given twice") }
+    }
+}
+
+/// The times as the engine counts them: seconds on the monotonic clock, `.infinity` for none.
+extension DownloadOptions {
+    var connectSeconds: Double { connectionTimeout?.seconds ?? .infinity }
+    var ioSeconds: Double { ioTimeout?.seconds ?? .infinity }
+    var speedSeconds: Double { speedWindow.seconds }
+    var checkpointSeconds: Double { checkpointPeriod?.seconds ?? .infinity }
+    var progressSeconds: Double { progressPeriod.seconds }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (whole, fraction) = components
+        return Double(whole) + Double(fraction) * 1e-18
+    }
+
+    /// `seconds` as a duration; nil for infinity or beyond what a duration holds (no limit), and
+    /// NaN as zero (refused where a positive time is needed).
+    init?(limit seconds: Double) {
+        guard !seconds.isNaN else {
+            self = .zero
+            return
+        }
+        guard seconds.magnitude < 1e15 else {
+            if seconds < 0 { self = .seconds(-1) } else { return nil }
+            return
+        }
+        self = .seconds(seconds)
     }
 }

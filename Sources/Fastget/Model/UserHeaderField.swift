@@ -1,4 +1,4 @@
-/// What a field of `DownloadOptions.headers` may be, and does, as curl's `-H` does: a field
+/// What a field of `DownloadOptions.headerFields` may be, and does, as curl's `-H` does: a field
 /// fastget sends itself (`Host`, `User-Agent`, `Accept`, `Accept-Encoding`, `Authorization`)
 /// is replaced by the user's, and an empty value removes it (any other field with an empty
 /// value is not sent at all). A few fields fastget must set itself to stay correct are
