@@ -5,7 +5,7 @@ import PackageDescription
 // beyond the toolchain is the system OpenSSL (Debian `libssl-dev`).
 
 // FASTGET_STATIC_OPENSSL=1 (set by scripts/build-static.sh) links libssl.a and libcrypto.a
-// instead of the shared libraries; `-lssl -lcrypto` anywhere would bring the shared ones back.
+// by name (its link is static, but a plain `-lssl` would be looked up as usual).
 let staticOpenSSL = Context.environment["FASTGET_STATIC_OPENSSL"] == "1"
 // Otherwise the library links the system's shared OpenSSL, so an embedder's program gets the
 // system's security updates; the release `fastget` is a static executable (below), in which

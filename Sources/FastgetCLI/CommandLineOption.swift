@@ -277,7 +277,7 @@ struct CommandLineOption {
     /// A default number of seconds as `--help` shows it: 15, or 0.5.
     private static func whole(_ time: Duration?) -> String {
         guard let time else { return "none" }
-        return whole(Double(time.components.seconds) + Double(time.components.attoseconds) * 1e-18)
+        return whole(time / .seconds(1))
     }
 
     private static func whole(_ seconds: Double) -> String {

@@ -62,3 +62,20 @@ import Testing
         #expect(DownloadOptions.speedTimeRange == 1...86_400)
     }
 }
+
+/// A duration beyond what any clock could count (more seconds than an Int64 holds) is no
+/// practical limit, as infinity was: the download runs, nothing traps.
+@Suite struct HugeDurationTests {
+    @Test func aDurationBeyondInt64SecondsIsNoPracticalLimit() throws {
+        let data = testBytes(count: 200_000, seed: 6)
+        let server = try TestServer(file: TestFile(data))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory, segments: 2)
+        let huge = Duration.seconds(Int64.max) * 4
+        (options.ioTimeout, options.connectionTimeout, options.checkpointPeriod) = (huge, huge, huge)
+        options.progressPeriod = huge
+        try Download(url: server.url("/f.bin"), options: options).run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+    }
+}

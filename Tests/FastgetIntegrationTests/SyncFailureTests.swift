@@ -82,7 +82,7 @@ import Testing
         let header = Journal(
             url: "http://127.0.0.1/f.bin", finalURL: "http://127.0.0.1/f.bin", length: 8192,
             validator: nil, segments: [])
-        let checkpointer = Checkpointer(path: path + ".fastget", output: output, header: header)
+        let checkpointer = Checkpointer(path: path + ".fastget", output: output, header: header, started: MonotonicClock.seconds())
         let bytes = testBytes(count: 8192)
         func write(_ segment: Int) throws {
             let range = segment * 4096..<(segment + 1) * 4096

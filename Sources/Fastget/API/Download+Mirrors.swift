@@ -145,7 +145,7 @@ extension Download {
         return true
     }
 
-    /// How long the mirrors' probes may hold the start (or `connectTimeout`, if shorter): a
+    /// How long the mirrors' probes may hold the start (or `connectionTimeout`, if shorter): a
     /// mirror that has not answered by then is left out.
     static let mirrorProbeDeadline = 5.0
 

@@ -55,7 +55,7 @@ extension Download {
             guard
                 let start = try StartPoint.prepare(
                     destination: destination, url: url, resource: identity,
-                    options: options, singleStream: singleStream, look: seen, notice: tell, stop: stopAsked)
+                    options: options, singleStream: singleStream, look: seen, started: started, notice: tell, stop: stopAsked)
             else {
                 return try alreadyComplete(destination, resource, started: started, requester: requester)
             }

@@ -163,14 +163,14 @@ public struct DownloadOptions: Sendable {
         }
         if let speedLimit, speedLimit < 1 { throw FastgetError(.usage, "the speed limit must be at least 1 byte per second") }
         guard DownloadOptions.speedWindowRange.contains(speedWindow) else {
-            throw FastgetError(.usage, "the speed time must be between 1 and 86400 seconds")
+            throw FastgetError(.usage, "the speed window must be between 1 and 86400 seconds")
         }
         if let speedLimit, let rateLimit, speedLimit >= rateLimit {
             // Our own cap holds the download at or below the speed limit: it could only fail.
             throw FastgetError(.usage, "the speed limit (\(speedLimit) bytes/s) must be below the rate limit (\(rateLimit) bytes/s)")
         }
-        guard checkpointPeriod.map({ $0 > .zero }) ?? true else { throw FastgetError(.usage, "the checkpoint interval must be positive") }
-        guard progressPeriod > .zero else { throw FastgetError(.usage, "the progress interval must be positive") }
+        guard checkpointPeriod.map({ $0 > .zero }) ?? true else { throw FastgetError(.usage, "the checkpoint period must be positive") }
+        guard progressPeriod > .zero else { throw FastgetError(.usage, "the progress period must be positive") }
         if let rateLimit, rateLimit < 1024 { throw FastgetError(.usage, "the rate limit must be at least 1024 bytes per second") }
         guard minimumSegmentSize >= 1 else { throw FastgetError(.usage, "the minimum segment size must be at least 1 byte") }
         guard bufferSize >= 4096 else { throw FastgetError(.usage, "buffer size must be at least 4096 bytes") }
@@ -193,11 +193,8 @@ extension DownloadOptions {
 }
 
 extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) * 1e-18
-    }
+    /// The duration in seconds (any duration: `components` would trap past Int64's seconds).
+    var seconds: Double { self / .seconds(1) }
 
     /// `seconds` as a duration; nil for infinity or beyond what a duration holds (no limit), and
     /// NaN as zero (refused where a positive time is needed).

@@ -29,7 +29,7 @@ final class Checkpointer: Checkpointing {
     ///     checkpoint.
     ///   - present: whether a journal of this download is at `path` already (a resumed one);
     ///     false only for a download that made sure none is.
-    init(path: String, output: OutputFile, header: Journal, present: Bool = true, started: Double = MonotonicClock.seconds()) {
+    init(path: String, output: OutputFile, header: Journal, present: Bool = true, started: Double) {
         self.path = path
         self.output = output
         self.header = header

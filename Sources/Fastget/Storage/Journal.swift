@@ -57,9 +57,9 @@ package struct Journal: Sendable, Equatable {
     static let maximumMirrors = 64
     /// The most bytes a journal can take: every string at its bound (URL, final URL, the
     /// validator's two, the digest, the state file's name; three per mirror; one per failed
-    /// mirror), every segment, the flags and the state file's identity.
+    /// mirror), every segment, the flags, the state file's identity and the time.
     static let maximumEncodedSize = Int64(
-        headerSize + 4 + 8 + maximumSegments * 24 + 3 * 4 + 1 + 24 + (6 + 4 * maximumMirrors) * (4 + maximumStringBytes))
+        headerSize + 4 + 8 + maximumSegments * 24 + 3 * 4 + 1 + 24 + 8 + (6 + 4 * maximumMirrors) * (4 + maximumStringBytes))
 
     /// A server besides `url` and the validator its file had when it was used.
     package struct Mirror: Sendable, Equatable {
@@ -87,9 +87,12 @@ package struct Journal: Sendable, Equatable {
     package var keptUnchecked = false
     /// The other tool's state file `-c` continued from: removed after the final rename only if
     /// it is still this very file.
-    /// The time the download ran before (its earlier runs), in seconds.
-    package var seconds: Double = 0
     package var adoptedState: AdoptedState?
+    /// The time the download ran in the runs that wrote this journal, in seconds (to the
+    /// millisecond, at most `maximumSeconds`).
+    package var seconds: Double = 0
+    /// A thousand years and more: a larger recorded time is a damaged journal.
+    static let maximumSeconds = 1e12
 
     /// Another tool's state file as `-c` read it: its name beside NAME and its identity.
     package struct AdoptedState: Sendable, Equatable {
@@ -146,7 +149,7 @@ package struct Journal: Sendable, Equatable {
         payload.appendLittleEndian(adoptedState?.device ?? 0)
         payload.appendLittleEndian(adoptedState?.inode ?? 0)
         payload.appendLittleEndian(adoptedState?.size ?? 0)
-        payload.appendLittleEndian(UInt64(min(max(0, seconds * 1000), 1e15).rounded()))
+        payload.appendLittleEndian(UInt64((min(max(0, seconds), Journal.maximumSeconds) * 1000).rounded()))
         return Journal.framed(payload)
     }
 
@@ -215,6 +218,7 @@ package struct Journal: Sendable, Equatable {
         if version >= 4 { try reader.readAdoption(into: &journal) }
         if version >= 5 {
             let milliseconds: UInt64 = try reader.read()
+            guard Double(milliseconds) <= maximumSeconds * 1000 else { throw .invalid("\(milliseconds) ms of time") }
             journal.seconds = Double(milliseconds) / 1000
         }
         guard reader.offset == reader.end else { throw .invalid("payload has \(reader.end - reader.offset) extra bytes") }

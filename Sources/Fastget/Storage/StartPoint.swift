@@ -34,7 +34,8 @@ struct StartPoint {
     /// is at the destination's paths, looked at under the lock already (before the probe).
     static func prepare(
         destination: String, url: HTTPURL, resource: RemoteResource, options: DownloadOptions,
-        singleStream: Bool = false, look: SidecarFiles.Look? = nil, notice: (String) -> Void, stop: () -> String? = { nil }
+        singleStream: Bool = false, look: SidecarFiles.Look? = nil, started: Double = MonotonicClock.seconds(),
+        notice: (String) -> Void, stop: () -> String? = { nil }
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         // Each path looked at once, under the lock; the rest decides on what this saw.
@@ -68,7 +69,8 @@ struct StartPoint {
                 at: journalPath, partPath: partPath, header: header,
                 continuing: options.continuePartial, notice: notice)
         {
-            return try resuming(journal, header: header, destination: destination, resource: resource, options: options, stop: stop)
+            return try resuming(
+                journal, header: header, destination: destination, resource: resource, options: options, started: started, stop: stop)
         }
         // Another program's partial file is left alone unless replaced, or continued by `-c`
         // when nothing is at NAME: then its bytes are the prefix, as NAME's are otherwise.
@@ -80,7 +82,7 @@ struct StartPoint {
         if options.continuePartial && !options.replacesExistingFile && (finalExists || foreignPart) {
             return try continuing(
                 destination: destination, from: foreignPart ? partPath : destination, resource: resource, header: header,
-                options: options, notice: notice, stop: stop)
+                options: options, started: started, notice: notice, stop: stop)
         }
         // A fresh start: whatever journal is there describes bytes that are about to go.
         let partSize = look.part?.size ?? 0
@@ -103,7 +105,7 @@ struct StartPoint {
         let ranges = SegmentPlan.ranges(length: length, options: options)
         return try fresh(
             output, table: SegmentTable(ranges: ranges), journalPath: journalPath, header: header,
-            replacesDestination: options.replacesExistingFile, journalLeft: journalLeft)
+            replacesDestination: options.replacesExistingFile, journalLeft: journalLeft, started: started)
     }
 
     /// Refuses a destination (as `look` saw it) that is a directory or, through a link too,
@@ -127,7 +129,7 @@ struct StartPoint {
     /// digest and validator with what the probe adds (a 206 is held to both).
     private static func resuming(
         _ journal: Journal, header: Journal, destination: String, resource: RemoteResource, options: DownloadOptions,
-        stop: () -> String?
+        started: Double, stop: () -> String?
     ) throws(FastgetError) -> StartPoint {
         let output = try OutputFile(finalPath: destination, length: resource.length, keeping: true, url: header.url, stop: stop)
         var resumed = header
@@ -137,7 +139,7 @@ struct StartPoint {
         let segments = SegmentPlan.resumed(journal.segments, options: options)
         return StartPoint(
             output: output, table: SegmentTable(journal: segments),
-            checkpointer: Checkpointer(path: SidecarFiles(destination).journal, output: output, header: resumed),
+            checkpointer: Checkpointer(path: SidecarFiles(destination).journal, output: output, header: resumed, started: started),
             segmented: true, resumedBytes: journal.bytesWritten,
             replacesDestination: options.replacesExistingFile || replacesLarger(destination, resource: resource, options),
             recordedMirrors: journal.mirrors, recordedDigest: journal.digest, failedMirrors: journal.failedMirrors,
@@ -173,11 +175,11 @@ struct StartPoint {
     /// A segmented start from nothing: the journal is written the moment the `.part` exists.
     private static func fresh(
         _ output: OutputFile, table: SegmentTable, journalPath: String, header: Journal,
-        replacesDestination: Bool, journalLeft: Bool = false
+        replacesDestination: Bool, journalLeft: Bool = false, started: Double
     ) throws(FastgetError) -> StartPoint {
         // Called once any journal at `journalPath` was removed (`journalLeft` when that failed):
         // until it writes one, there is none.
-        let checkpointer = Checkpointer(path: journalPath, output: output, header: header, present: journalLeft)
+        let checkpointer = Checkpointer(path: journalPath, output: output, header: header, present: journalLeft, started: started)
         // A file small enough to come in one short request has nothing to plan: a kill before
         // it is in costs at most that request again. Its journal is written only if it stops
         // short (the last checkpoint).
@@ -282,7 +284,7 @@ struct StartPoint {
     /// `prefix`: the file holding them, `destination` or another program's `NAME.part`.
     private static func continuing(
         destination: String, from prefix: String, resource: RemoteResource, header: Journal,
-        options: DownloadOptions, notice: (String) -> Void, stop: () -> String?
+        options: DownloadOptions, started: Double, notice: (String) -> Void, stop: () -> String?
     ) throws(FastgetError) -> StartPoint? {
         let files = SidecarFiles(destination)
         let localSize = FileSystem.size(prefix) ?? 0
@@ -315,7 +317,7 @@ struct StartPoint {
                 "continuing \(destination) from \(foreign.path): \(foreign.tool.rawValue) marks \(done) of \(length) bytes done; fetching the rest")
             return try adopt(
                 destination, from: prefix, entries: entries, header: header, resumedBytes: done, owned: false,
-                adoptedState: foreign.identity, stop: stop)
+                adoptedState: foreign.identity, started: started, stop: stop)
         }
         let foreignPart = prefix == files.part
         if localSize > length && foreignPart {
@@ -331,7 +333,7 @@ struct StartPoint {
             let ranges = SegmentPlan.ranges(length: length, options: options)
             return try fresh(
                 output, table: SegmentTable(ranges: ranges), journalPath: files.journal, header: header,
-                replacesDestination: true)
+                replacesDestination: true, started: started)
         }
         try checkSpace(for: destination, needed: length - localSize, freed: 0)
         var entries = [Journal.Entry(start: 0, end: localSize, written: localSize)].filter { $0.end > 0 }
@@ -340,7 +342,7 @@ struct StartPoint {
         }
         notice(localSize == length && !checked ? keptByLength : "continuing \(prefix) from byte \(localSize)")
         return try adopt(
-            destination, from: prefix, entries: entries, header: header, resumedBytes: localSize, owned: foreignPart, stop: stop)
+            destination, from: prefix, entries: entries, header: header, resumedBytes: localSize, owned: foreignPart, started: started, stop: stop)
     }
 
     /// Makes `prefix` (the file at `destination`, or another program's `.part`) the `.part` of a
@@ -352,7 +354,7 @@ struct StartPoint {
     /// finished file gets no completion mark.
     private static func adopt(
         _ destination: String, from prefix: String, entries: [Journal.Entry], header: Journal, resumedBytes: Int64,
-        owned: Bool, adoptedState: Journal.AdoptedState? = nil, stop: () -> String?
+        owned: Bool, adoptedState: Journal.AdoptedState? = nil, started: Double, stop: () -> String?
     ) throws(FastgetError) -> StartPoint {
         let files = SidecarFiles(destination)
         // Carried by every checkpoint: a resumed run knows what this one kept and adopted.
@@ -387,7 +389,7 @@ struct StartPoint {
             finalPath: destination, length: header.length, keeping: true, owned: owned, url: header.url, stop: stop)
         return StartPoint(
             output: output, table: SegmentTable(journal: entries),
-            checkpointer: Checkpointer(path: files.journal, output: output, header: carried),
+            checkpointer: Checkpointer(path: files.journal, output: output, header: carried, started: started),
             segmented: true, resumedBytes: resumedBytes, replacesDestination: false,
             keptUnchecked: carried.keptUnchecked, adoptedState: adoptedState)
     }
