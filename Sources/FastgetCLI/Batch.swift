@@ -21,7 +21,7 @@ enum Batch {
                 directory: invocation.options.directory, maximumActive: invocation.jobs,
                 options: invocation.options, restore: false, session: try invocation.session())
         } catch {
-            Console.error(error.message, hint: error.hint)
+            Console.error(error.message, hint: error.commandLineHint)
             return error.exitCode
         }
         // Armed before the list is read: a list from a pipe may take its time, and Ctrl-C or
@@ -114,7 +114,7 @@ enum Batch {
     /// A line of the list (or the list) that failed: said on standard error, and with --json as an
     /// error event too; the first failure gives the exit code.
     private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: inout Listed, url: String? = nil) {
-        Console.error(error.message, hint: error.hint)
+        Console.error(error.message, hint: error.commandLineHint)
         if invocation.json { JSONEvents.error(error, url: url) }
         list.firstFailure = list.firstFailure ?? error.exitCode
     }
@@ -137,7 +137,7 @@ enum Batch {
             if let display { display.print(text, finishing: url) } else { Console.write(text) }
         case .failed(let error):
             if invocation.json { JSONEvents.error(error, url: url) }
-            let text = "fastget: error: \(url): \(error.message)\n" + (error.hint.map { "hint: \($0)\n" } ?? "")
+            let text = "fastget: error: \(url): \(error.message)\n" + (error.commandLineHint.map { "hint: \($0)\n" } ?? "")
             if let display { display.print(text, finishing: url) } else { Console.write(text) }
         default:
             break

@@ -124,7 +124,7 @@ enum CookieOptions {
         do {
             try jar.save(to: path)
         } catch {
-            Console.error("cannot save the cookies: \(error.message)", hint: error.hint)
+            Console.error("cannot save the cookies: \(error.message)", hint: error.commandLineHint)
             return status == ExitStatus.success ? error.code.exitCode : status
         }
         return status

@@ -14,7 +14,7 @@ enum DryRun {
             return ExitStatus.success
         } catch {
             if invocation.json { JSONEvents.error(error) }
-            Console.error(error.message, hint: error.hint)
+            Console.error(error.message, hint: error.commandLineHint)
             return error.exitCode
         }
     }

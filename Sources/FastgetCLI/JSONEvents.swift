@@ -90,7 +90,7 @@ enum JSONEvents {
             "error",
             [
                 ("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(error.exitCode))),
-                ("message", .string(error.message)), ("hint", JSON.optional(error.hint)),
+                ("message", .string(error.message)), ("hint", JSON.optional(error.commandLineHint)),
             ], url: url)
     }
 }

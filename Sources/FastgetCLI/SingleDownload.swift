@@ -60,7 +60,7 @@ enum SingleDownload {
                     // --max-time is a temporary failure (75), as without --json.
                     guard timedOut else { throw error }
                     let limit = Format.duration(invocation.maximumTime)
-                    throw FastgetError(.temporary, "stopped after --max-time \(limit)", hint: error.hint)
+                    throw FastgetError(.temporary, "stopped after --max-time \(limit)", hint: error.commandLineHint)
                 }
                 Console.write(stop.line(error, toStream: download.writesAsStream, maximumTime: timedOut ? invocation.maximumTime : nil))
                 return timedOut ? FastgetError.Code.temporary.exitCode : error.exitCode
@@ -72,7 +72,7 @@ enum SingleDownload {
         } catch {
             if outcome == nil { outcome = .failure(error) }
             if invocation.json { JSONEvents.error(error) }
-            Console.error(error.message, hint: error.hint)
+            Console.error(error.message, hint: error.commandLineHint)
             return error.exitCode
         }
     }

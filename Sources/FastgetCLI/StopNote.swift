@@ -23,9 +23,9 @@ final class StopNote: @unchecked Sendable {
     /// (journal: f.bin.fastget)`, or why nothing is kept.
     func line(_ error: FastgetError, toStream: Bool, maximumTime: Double? = nil) -> String {
         var text: String
-        if let hint = error.hint, let kept {
+        if let hint = error.commandLineHint, let kept {
             text = "paused: \(Format.bytes(Double(kept))) of \(resource?.length.map { Format.bytes(Double($0)) } ?? "?") kept; \(hint)"
-        } else if let hint = error.hint {
+        } else if let hint = error.commandLineHint {
             text = "paused; \(hint)"
         } else if resource == nil {
             text = "stopped before the download began"

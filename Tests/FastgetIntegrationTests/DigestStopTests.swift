@@ -27,7 +27,7 @@ import Testing
         defer { FaultInjection.beforeDigestReads(of: part, nil) }
         let error = try #require(throws: FastgetError.self) { try download.run() }
         #expect(error.code == .cancelled && error.exitCode == 130)
-        #expect(error.hint == "run the same command again to resume (journal: \(directory.file("d.bin.fastget")))")
+        #expect(error.remedy == .resume(journal: directory.file("d.bin.fastget")))
         #expect(download.state == .paused)
         #expect(!FileManager.default.fileExists(atPath: directory.file("d.bin")))
         #expect(SHA256.hex(ofFile: part) == SHA256.hex(data))
@@ -57,7 +57,7 @@ import Testing
         defer { FaultInjection.beforeDigestReads(of: file, nil) }
         let error = try #require(throws: FastgetError.self) { try download.run() }
         #expect(error.code == .cancelled && error.exitCode == 130)
-        #expect(error.hint == "\(file) is untouched; run the same command again to check it")
+        #expect(error.remedy == .checkAgain(path: file) && error.hint == "\(file) is untouched; run the download again to check it")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["d.bin"])
 
         FaultInjection.beforeDigestReads(of: file, nil)

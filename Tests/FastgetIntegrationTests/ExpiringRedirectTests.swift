@@ -97,7 +97,7 @@ import Testing
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
             return error.exitCode == 77 && error.message.hasPrefix("server answered 403 ")
-                && error.message.hasSuffix("/signed/2") && error.hint?.hasPrefix("run the same command again to resume") == true
+                && error.message.hasSuffix("/signed/2") && error.hint?.hasPrefix("run the download again to resume") == true
         }
         // Re-resolved once, not in a loop.
         #expect(server.requests.filter { $0.target == "/file" }.count == 2)

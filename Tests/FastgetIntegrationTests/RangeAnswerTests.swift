@@ -134,7 +134,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
             return error.exitCode == exit && error.httpStatus == status && !error.message.contains("\n")
-                && error.hint?.hasPrefix("run the same command again to resume") == true
+                && error.hint?.hasPrefix("run the download again to resume") == true
         }
         // 5xx is retried (retries = 1), 4xx is not.
         #expect(server.requests.filter { $0.method == "GET" }.count == (status >= 500 ? 3 : 2))

@@ -47,7 +47,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         defer { directory.remove() }
         guard case .failure(let error) = tooMany else { Issue.record("expected a failure"); return }
         #expect(error.message.contains("more than 20 redirects") && error.exitCode == 76, "\(error.message)")
-        #expect(error.hint == "use --max-redirs N to follow more")
+        #expect(error.remedy == .followMoreRedirects && error.hint == "raise maximumRedirects to follow more")
         let (twentyHops, other, _) = try download(server.url("/1"))
         defer { other.remove() }
         #expect(throws: Never.self) { try twentyHops.get() }

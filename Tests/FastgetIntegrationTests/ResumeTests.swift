@@ -59,7 +59,8 @@ private final class ChangingFile: Sendable {
         }
         #expect(error?.code == .cancelled && error?.exitCode == 130)
         #expect(error?.message == "download paused")
-        #expect(error?.hint == "run the same command again to resume (journal: \(output).fastget)")
+        #expect(error?.remedy == .resume(journal: "\(output).fastget"))
+        #expect(error?.hint == "run the download again to resume (journal: \(output).fastget)")
         let journal = try #require(try Checkpointer.load(output + ".fastget")?.get())
         #expect(
             journal.validator == Validator(etag: "\"fastget-test-1\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
@@ -233,7 +234,7 @@ private final class ChangingFile: Sendable {
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
             return error.exitCode == 74 && error.message.contains("no space left")
-                && error.hint == "run the same command again to resume (journal: \(output).fastget)"
+                && error.remedy == .resume(journal: "\(output).fastget")
         }
         let journal = try #require(try Checkpointer.load(output + ".fastget")?.get())
         #expect(journal.bytesWritten <= 1_000_000)

@@ -122,15 +122,12 @@ extension Download {
         one.prefix { $0 != "?" } == other.prefix { $0 != "?" }
     }
 
-    /// The hint after a digest failure that leaves `mirrors` out of the rerun; nil when none
+    /// The remedy after a digest failure that leaves `mirrors` out of the rerun; nil when none
     /// is new (the servers left are the ones whose bytes failed).
-    func leftOutHint(_ mirrors: [String], _ resource: RemoteResource) -> String? {
+    func leftOutRemedy(_ mirrors: [String], _ resource: RemoteResource) -> FastgetError.Remedy? {
         guard !mirrors.isEmpty else { return nil }
         let announced = Set(resource.announcedMirrors.map(\.url.withoutCredentials.description))
-        let flag =
-            mirrors.contains(where: announced.contains)
-            ? "; --no-mirrors-from-headers leaves out the mirrors servers announce" : ""
-        return "the same command downloads it again without \(mirrors.joined(separator: ", ")), which served part of it\(flag)"
+        return .downloadAgainWithoutMirrors(mirrors, announced: mirrors.contains(where: announced.contains))
     }
 
     /// Whether `mirror` names another file than the download's URL (`fastget a.img b.img`,

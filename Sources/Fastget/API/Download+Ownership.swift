@@ -16,14 +16,14 @@ extension Download {
             if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
             throw FastgetError(
                 .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
-                hint: "move it away, or use -o FILE to save elsewhere")
+                remedy: .moveAwayOrSaveElsewhere)
         } catch {
             throw FastgetError.local(error, path: path, creating: true)
         }
         guard let lock else {
             throw FastgetError(
                 .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
-                hint: "wait for it to finish, or use -o FILE to save elsewhere")
+                remedy: .waitOrSaveElsewhere)
         }
         return lock
     }

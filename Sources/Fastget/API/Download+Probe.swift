@@ -24,7 +24,7 @@ extension Download {
                 }
             } catch {
                 requester.events.take().forEach(hub.publish)
-                let failure = FastgetError.from(error, url: url).withHint(requester.credentialsHint(for: error))
+                let failure = FastgetError.from(error, url: url).advised(requester.credentialsAdvice(for: error))
                 if let stop = control.withLock({ $0.stop }) { throw FastgetError(.cancelled, stop.reason) }
                 guard failure.isRetryable, failures < options.retries else { throw failure }
                 failures += 1

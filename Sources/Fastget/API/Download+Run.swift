@@ -125,13 +125,13 @@ extension Download {
             do throws(FastgetError) {
                 actual = try OutputFile.digest(checksum.algorithm, ofFile: destination, stop: stopAsked)
             } catch  where error.code == .cancelled {
-                throw error.withHint("\(destination) is untouched; run the same command again to check it")
+                throw error.withRemedy(.checkAgain(path: destination))
             }
             guard actual == checksum.hex else {
                 throw FastgetError(
                     .protocolViolation,
                     "\(destination) has the server's length, but its \(checksum.algorithm.rawValue) is \(actual), not \(checksum.hex)\(source(of: resource, checksum))",
-                    hint: "use --overwrite to download it again")
+                    remedy: .downloadAgain)
             }
             done.verifiedDigest = checksum
         }
@@ -272,7 +272,7 @@ extension Download {
             return error
         }
         if let bytes = try? checkpointer.checkpoint(start.table) { hub.publish(.checkpoint(bytesOnDisk: bytes)) }
-        return error.withHint("run the same command again to resume (journal: \(checkpointer.path))")
+        return error.withRemedy(.resume(journal: checkpointer.path))
     }
 
     /// Makes `transfer` the one `pause`/`cancel` stop (applying a stop asked for before it
@@ -360,7 +360,7 @@ extension Download {
             if transfer.sources.count > 1 {
                 transfer.sources.forEach { tell(transfer.servedNote($0)) }
             }
-            var hint = "the file is kept as \(start.output.partPath); run the same command to download it again"
+            var remedy = FastgetError.Remedy.downloadAgainAfterDigest(part: start.output.partPath)
             let suspects = suspectMirrors(transfer, start)
             if let checkpointer = start.checkpointer, !suspects.isEmpty,
                 (try? checkpointer.discard(start.table, failedMirrors: suspects)) != nil
@@ -368,16 +368,14 @@ extension Download {
                 let new = suspects.filter { name in !start.failedMirrors.contains { Download.sameMirror($0, name) } }
                 // No mirror served a byte (those that failed before were left out): the server's
                 // file, or the digest, is wrong, and the same command would fail the same way.
-                hint =
-                    leftOutHint(new, transfer.resource)
-                    ?? "every byte came from \(transfer.resource.url.authority) (mirrors whose bytes failed before were left out): its file or the digest is wrong, and the same command would fail the same way"
+                remedy = leftOutRemedy(new, transfer.resource) ?? .fileOrDigestWrong(host: transfer.resource.url.authority)
             } else {
                 start.checkpointer?.remove()
             }
             throw FastgetError(
                 .protocolViolation,
                 "\(checksum.algorithm.rawValue) of \(start.output.partPath) is \(actual), not \(checksum.hex)\(source(of: transfer.resource, checksum))",
-                hint: hint)
+                remedy: remedy)
         }
     }
 }

@@ -200,7 +200,7 @@ public final class DownloadQueue: Sendable {
                     FastgetError(
                         .cannotCreateOutput,
                         "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
-                        hint: "download it on its own with -o FILE"))
+                        remedy: .anotherDestination))
             }
             (live[url], owners[candidate.destination]) = (candidate, candidate)
             placed.append(candidate)

@@ -206,7 +206,7 @@ struct Coordinator {
         case .fine:
             break
         case .fail(let rate):
-            transfer.control.fail(FastgetError(.temporary, "the download stayed below \(limit) (\(Coordinator.rate(rate))); --speed-limit"))
+            transfer.control.fail(FastgetError(.temporary, "the download stayed below \(limit) (\(Coordinator.rate(rate))), the low-speed limit"))
         case .drop(let slow):
             for slot in slots where slow[slot.id] != nil {
                 slot.slowDrop.store(true, ordering: .releasing)
@@ -281,13 +281,13 @@ struct Coordinator {
     private func throwIfStoppedShort(_ events: ([DownloadEvent]) -> Void) throws(FastgetError) {
         let failure = transfer.control.failure
         guard failure != nil || transfer.control.isStopped else { return }
-        var hint: String?
+        var remedy: FastgetError.Remedy?
         if let checkpointer, !transfer.control.resourceChanged, !transfer.control.rangesLost {
             if let bytes = try? checkpointer.checkpoint(table) { transfer.post(.checkpoint(bytesOnDisk: bytes)) }
-            if FileSystem.exists(checkpointer.path) { hint = "run the same command again to resume (journal: \(checkpointer.path))" }
+            if FileSystem.exists(checkpointer.path) { remedy = .resume(journal: checkpointer.path) }
         }
         publishEvents(events)
-        throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withHint(hint)
+        throw (failure ?? FastgetError(.cancelled, transfer.control.stopReason)).withRemedy(remedy)
     }
 
     /// Pushes what each segment wrote since the last tick towards the disk, off the workers' path:

@@ -193,7 +193,7 @@ struct Prober {
             guard hops <= limit else {
                 throw FastgetError(
                     .protocolViolation, "more than \(limit) redirect\(limit == 1 ? "" : "s"), last to \(url)",
-                    hint: "use --max-redirs N to follow more")
+                    remedy: .followMoreRedirects)
             }
             let next: HTTPURL
             do {

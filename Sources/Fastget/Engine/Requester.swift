@@ -184,28 +184,28 @@ final class Requester: Sendable {
     /// What to give after a 401: credentials when there are none, other ones when these were
     /// refused, the URL a redirect led to when they were not sent there. Nil for anything else
     /// (a 407 has its own).
-    func credentialsHint(for error: any Error) -> String? {
+    func credentialsAdvice(for error: any Error) -> FastgetError.Advice? {
         guard let error = error as? FastgetError, error.httpStatus == 401 else { return nil }
         let offered = challenged.withLock { $0 }
         if !offered.isEmpty, !offered.contains(where: { $0.scheme == "basic" }), DigestChallenge.best(in: offered) == nil {
-            return
+            return .text(
                 "the server asks for \(AuthChallenge.schemeNames(offered)), which fastget cannot answer (it speaks Basic, and Digest with MD5 or SHA-256)"
+            )
         }
         guard let credentials else {
-            return "the server wants a user and password: -u USER[:PASS], or a machine line for the host in ~/.netrc with --netrc"
+            return .remedy(.giveCredentials)
         }
         guard credentials.refused else {
             if options.headerFields.contains(where: { $0.name.lowercased() == "authorization" }) {
                 // The user's own field replaced the credentials' on their origin: it was refused.
-                return
-                    "the server refused the Authorization field given with -H, which replaces the credentials of -u, the URL or netrc on \(credentials.origin); check it, or drop it to send those"
+                return .remedy(.authorizationFieldRefused(origin: credentials.origin))
             }
             if withheld.withLock({ $0 }) {
-                return "the server's 401 names no scheme fastget answers (Basic or Digest), so the credentials were not sent"
+                return .text("the server's 401 names no scheme fastget answers (Basic or Digest), so the credentials were not sent")
             }
-            return "credentials go only to \(credentials.origin), not to another host a redirect leads to; give that URL to send them there"
+            return .text("credentials go only to \(credentials.origin), not to another host a redirect leads to; give that URL to send them there")
         }
         let scheme = credentials.usesDigest ? "HTTP Digest" : "HTTP Basic"
-        return "the server refused user '\(credentials.user)' (\(scheme)); check the user and password given (-u USER[:PASS], the URL or netrc)"
+        return .remedy(.credentialsRefused(user: credentials.user, scheme: scheme))
     }
 }

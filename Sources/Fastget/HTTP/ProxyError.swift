@@ -25,31 +25,29 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
     package let kind: Kind
     /// One sentence.
     package let message: String
-    /// What the user can do about it, when there is something.
-    package let hint: String?
+    /// What can be done about it, when there is something.
+    package let remedy: FastgetError.Remedy?
     /// The system call that failed underneath, when one did.
     package var cause: SystemError?
 
-    package init(_ kind: Kind, _ message: String, hint: String? = nil, cause: SystemError? = nil) {
+    package init(_ kind: Kind, _ message: String, remedy: FastgetError.Remedy? = nil, cause: SystemError? = nil) {
         self.kind = kind
         self.message = message
-        self.hint = hint
+        self.remedy = remedy
         self.cause = cause
     }
 
     package var description: String { message }
 
     /// Where the proxy was set, for hints.
-    private static let origin = "the proxy is set by --proxy (-x) or the http_proxy/https_proxy variables; --noproxy '*' goes direct"
+    private static let origin = FastgetError.Remedy.checkProxy(gatewayFor: nil)
 
     /// A 407, to a plain request through the proxy or to its `CONNECT`: one message either way.
     package static func wantsCredentials(_ proxy: HTTPURL) -> ProxyError {
         let name = proxy.withoutCredentials.authority
         return ProxyError(
             .authenticationRequired, "proxy \(name) wants credentials (407)",
-            hint: proxy.user == nil
-                ? "give them in the proxy URL: --proxy http://USER:PASS@\(name)"
-                : "it refused the user and password in the proxy URL; check them (--proxy http://USER:PASS@\(name))")
+            remedy: .proxyCredentials(proxy: name, refused: proxy.user != nil))
     }
 
     /// A plain request through `proxy` for `url` that got no answer head: nothing within the
@@ -59,9 +57,9 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let name = proxy.withoutCredentials.authority
         switch error {
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", hint: origin, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", remedy: origin, cause: error)
         case TransferError.closedBeforeResponse(reused: false):
-            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", hint: origin)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", remedy: origin)
         default:
             return error
         }
@@ -72,7 +70,7 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
         return ProxyError(
             .gatewayFailed, "proxy \(proxy.withoutCredentials.authority) answered \(text) for \(url)",
-            hint: "the proxy got no usable answer from \(url.authority); \(origin)")
+            remedy: .checkProxy(gatewayFor: url.authority))
     }
 
     /// The error of connecting to `proxy` (resolving it, connecting, asking for a tunnel), with
@@ -82,16 +80,16 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         switch error {
         case let error as ResolveError:
             return error.isNotFound
-                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", hint: origin)
-                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", hint: origin)
+                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", remedy: origin)
+                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", remedy: origin)
         case let error as SystemError where error.errno == Errno.connectionRefused:
-            return ProxyError(.unreachable, "connection refused by proxy \(name)", hint: origin, cause: error)
+            return ProxyError(.unreachable, "connection refused by proxy \(name)", remedy: origin, cause: error)
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", hint: origin, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", remedy: origin, cause: error)
         case let error as SystemError:
-            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", hint: origin, cause: error)
+            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", remedy: origin, cause: error)
         case is TransferError:
-            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", hint: origin)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", remedy: origin)
         default:
             return error
         }

@@ -69,8 +69,12 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     var isServerSide: Bool { ![.usage, .cannotCreateOutput, .localIO, .cancelled].contains(code) }
     /// One sentence, without the "error:" prefix.
     public let message: String
-    /// What the user can do about it, when there is something.
+    /// What can be done about it, when there is something: in the library's terms (options
+    /// and calls); `remedy` says the same as a value.
     public let hint: String?
+    /// What can be done about it, as a value to act on or to word for another audience (the
+    /// `fastget` command says it in its flags); nil when there is nothing or only `hint`'s words.
+    public private(set) var remedy: Remedy?
     /// The HTTP status that caused the error, when one did.
     public let httpStatus: Int?
 
@@ -97,6 +101,13 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         self.init(code, message, hint: hint, httpStatus: httpStatus, retryAfter: nil)
     }
 
+    /// An error of kind `code` with a one-sentence `message` and what can be done about it
+    /// (`hint` is its description).
+    public init(_ code: Code, _ message: String, remedy: Remedy, httpStatus: Int? = nil) {
+        self.init(code, message, hint: remedy.description, httpStatus: httpStatus, retryAfter: nil)
+        self.remedy = remedy
+    }
+
     init(_ code: Code, _ message: String, hint: String?, httpStatus: Int?, retryAfter: Double?) {
         self.code = code
         self.message = message
@@ -111,6 +122,29 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         var error = FastgetError(code, message, hint: hint, httpStatus: httpStatus, retryAfter: retryAfter)
         error.underlying = underlying
         return error
+    }
+
+    /// The same error with `remedy` (and its words as the hint) added when it has no hint.
+    func withRemedy(_ remedy: Remedy?) -> FastgetError {
+        guard hint == nil, let remedy else { return self }
+        var error = withHint(remedy.description)
+        error.remedy = remedy
+        return error
+    }
+
+    /// Advice as the places that give it have it: words, or a remedy.
+    enum Advice {
+        case text(String)
+        case remedy(Remedy)
+    }
+
+    /// The same error with `advice` added when it has no hint.
+    func advised(_ advice: Advice?) -> FastgetError {
+        switch advice {
+        case .text(let text): withHint(text)
+        case .remedy(let remedy): withRemedy(remedy)
+        case nil: self
+        }
     }
 
     /// The same error, caused by `error` when that is a system or TLS failure (a proxy's
@@ -214,11 +248,11 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
         case let error as TLSError:
             switch error.kind {
             case .verification:
-                return FastgetError(
-                    .tls, "TLS with \(url.authority): \(error.reason)",
-                    hint: "use --cacert FILE to trust another CA, or -k to skip verification")
+                return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)", remedy: .trustAnotherCA)
             case .configuration:
                 return FastgetError(.notFound, "TLS: \(error.reason)")
+            case .noTrustStore:
+                return FastgetError(.notFound, "TLS: \(error.reason)", remedy: .trustAnotherCA)
             case .handshake:
                 return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)")
             case .timedOut:
@@ -241,7 +275,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 case .unresolved: .hostNotFound
                 case .unanswered, .gatewayFailed: .temporary
                 }
-            return FastgetError(code, error.message, hint: error.hint)
+            return error.remedy.map { FastgetError(code, error.message, remedy: $0) } ?? FastgetError(code, error.message)
         case let error as UnsendableField:
             // The options were checked before anything was sent: the value came from a server
             // (an ETag echoed in If-Range) or from a file's stored validator.

@@ -49,9 +49,7 @@ struct ForeignState: Equatable {
         } catch {
             throw FastgetError(
                 .cannotCreateOutput, "cannot continue \(destination) from \(path): \(error)",
-                hint:
-                    "move \(path) aside to continue \(destination) as the start of the file, or use --overwrite to download it again"
-            )
+                remedy: .moveStateFileAside(path: path, destination: destination))
         }
     }
 

@@ -203,7 +203,7 @@ final class OutputFile: WriteTarget, Sendable {
         guard !isAt(path) else { return }
         throw FastgetError(
             .cannotCreateOutput, "\(path) was replaced by another file \(what); leaving it alone",
-            hint: "move it away and run the same command again to download the file anew")
+            remedy: .moveAwayAndStartAgain)
     }
 
     /// Makes the file durable and gives it its final name: set the length (for a stream of
@@ -233,7 +233,7 @@ final class OutputFile: WriteTarget, Sendable {
         } catch let error where error.errno == Errno.fileExists {
             throw FastgetError(
                 .cannotCreateOutput, "\(finalPath) appeared while downloading; the download is kept as \(partPath)",
-                hint: "move \(finalPath) away and run the same command again, or add --overwrite to replace it")
+                remedy: .finalNameTaken(path: finalPath))
         } catch {
             throw FastgetError.local(error, path: finalPath)
         }

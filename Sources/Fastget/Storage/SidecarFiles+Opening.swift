@@ -36,7 +36,7 @@ extension SidecarFiles {
         throw FastgetError(
             .cannotCreateOutput,
             "the file name \(name.prefix(40))… is \(bytes) bytes; fastget needs at most \(SidecarFiles.longestNameBytes), to keep \(SidecarFiles.journalSuffix) files beside it within 255",
-            hint: "use -o FILE with a shorter name")
+            remedy: .shorterName)
     }
 
     /// Refuses when `.part`, the journal or the lock is there and is not a regular file: a
@@ -67,7 +67,7 @@ extension SidecarFiles {
             case .regular?, .other?, nil: "not a file fastget made"
             }
         return FastgetError(
-            .cannotCreateOutput, "\(path) is \(what); leaving it alone", hint: "move it away, or use -o FILE to save elsewhere")
+            .cannotCreateOutput, "\(path) is \(what); leaving it alone", remedy: .moveAwayOrSaveElsewhere)
     }
 
     /// Opens the existing regular file at `path` (see `FileDescriptor.openRegular`); anything
@@ -87,7 +87,7 @@ extension SidecarFiles {
         if owned, let problem = ownershipProblem(status) {
             throw FastgetError(
                 .cannotCreateOutput, "\(path) is not this user's own file: \(problem); leaving it alone",
-                hint: "move it away, or use -o FILE to save elsewhere")
+                remedy: .moveAwayOrSaveElsewhere)
         }
         return file
     }
@@ -154,15 +154,13 @@ extension SidecarFiles {
         guard case .failure(let error)? = Checkpointer.load(journal), !error.isFastgets else { return }
         let why = error == .foreign ? "is not a fastget journal" : "is not this user's own file: \(error)"
         throw FastgetError(
-            .cannotCreateOutput, "\(journal) \(why); leaving it alone", hint: "move it away, or use -o FILE to save elsewhere")
+            .cannotCreateOutput, "\(journal) \(why); leaving it alone", remedy: .moveAwayOrSaveElsewhere)
     }
 
     /// Why a foreign `NAME.part` is refused, with what the user can do about it.
     func foreignPartRefusal(destinationExists: Bool) -> FastgetError {
         FastgetError(
             .cannotCreateOutput, "\(part) was not made by fastget (no journal beside it); leaving it alone",
-            hint: destinationExists
-                ? "move it away, or use --overwrite to replace it"
-                : "use --overwrite to replace it, or -c to continue it as the start of the file")
+            remedy: destinationExists ? .moveAwayOrReplace : .replaceOrContinuePart)
     }
 }

@@ -13,7 +13,7 @@ extension StartPoint {
             throw FastgetError(
                 .cannotCreateOutput,
                 "cannot continue \(destination) from \(foreign.path): the file has \(localSize) bytes, the server's \(length), and \(foreign.path) marks bytes up to \(claimedEnd) done",
-                hint: "use --overwrite to download it again")
+                remedy: .downloadAgain)
         }
         var entries: [Journal.Entry] = []
         var cursor: Int64 = 0
@@ -28,7 +28,7 @@ extension StartPoint {
                 throw FastgetError(
                     .cannotCreateOutput,
                     "cannot continue \(destination) from \(foreign.path): its done ranges are too scattered to record",
-                    hint: "use --overwrite to download it again")
+                    remedy: .downloadAgain)
             }
         }
         return (entries, foreign.complete.reduce(0) { $0 + $1.count })

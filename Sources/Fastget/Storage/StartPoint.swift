@@ -117,11 +117,11 @@ struct StartPoint {
         // A link is judged by what it names (a link to a regular file is used as before).
         let kind = status.kind == .symbolicLink ? FileSystem.kind(destination) : status.kind
         if kind == .directory {
-            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", hint: "use -o FILE to name the output")
+            throw FastgetError(.cannotCreateOutput, "\(destination) is a directory", remedy: .nameAFile)
         }
         if let kind, kind != .regular {
             throw FastgetError(
-                .cannotCreateOutput, "\(destination) is not a regular file", hint: "name it with -o to write the download to it")
+                .cannotCreateOutput, "\(destination) is not a regular file", remedy: .nameTheSpecialFile)
         }
     }
 
@@ -155,12 +155,12 @@ struct StartPoint {
         guard options.keepsExistingFile else {
             throw FastgetError(
                 .cannotCreateOutput, "\(destination) already exists",
-                hint: "use --overwrite to replace it, -c to continue it, or -o FILE to save elsewhere")
+                remedy: .replaceExisting(continuable: true, elsewhere: true))
         }
         guard let length = resource.length, FileSystem.size(destination) == length else {
             throw FastgetError(
                 .cannotCreateOutput, "\(destination) already exists and does not have the server's length",
-                hint: "use --overwrite to replace it, or -c to continue it")
+                remedy: .replaceExisting(continuable: true, elsewhere: false))
         }
         notice("\(destination) already exists with the server's length; leaving it (--no-clobber)")
     }
@@ -308,7 +308,7 @@ struct StartPoint {
         guard resource.isSegmentable, let length = resource.length else {
             throw FastgetError(
                 .protocolViolation, "cannot continue \(destination): the server does not support byte ranges",
-                hint: "use --overwrite to download it again")
+                remedy: .downloadAgain)
         }
         if let foreign {
             let (entries, done) = try entries(continuing: destination, from: foreign, length: length, options: options)
@@ -324,7 +324,7 @@ struct StartPoint {
             throw FastgetError(
                 .cannotCreateOutput,
                 "\(prefix) is larger than the server's file (\(localSize) > \(length) bytes), so it is not its start; leaving it alone",
-                hint: "use --overwrite to replace it")
+                remedy: .replaceExisting(continuable: false, elsewhere: false))
         }
         if localSize > length {
             notice("\(prefix) is larger than the server's file (\(localSize) > \(length) bytes); downloading it again")

@@ -11,6 +11,8 @@ package struct TLSError: Error, Sendable, CustomStringConvertible {
         case timedOut
         /// The trust store or a CA file could not be loaded.
         case configuration
+        /// No trust store at all: neither `SSL_CERT_FILE`/`SSL_CERT_DIR` nor a system bundle.
+        case noTrustStore
         /// A TLS record failed after the handshake.
         case transfer
         /// The connection closed without a close_notify where its end marks the end of the
