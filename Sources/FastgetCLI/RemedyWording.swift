@@ -24,6 +24,7 @@ extension FastgetError.Remedy {
             return "move \(path) aside to continue \(destination) as the start of the file, or use --overwrite to download it again"
         case .anotherDestination: return "download it on its own with -o FILE"
         case .trustAnotherCA: return "use --cacert FILE to trust another CA, or -k to skip verification"
+        case .provideTrustStore: return "set SSL_CERT_FILE, pass --cacert FILE, or -k to skip verification"
         case .checkAgain(let path): return "\(path) is untouched; run the same command again to check it"
         case .resume(let journal): return "run the same command again to resume (journal: \(journal))"
         case .downloadAgainAfterDigest(let part): return "the file is kept as \(part); run the same command to download it again"

@@ -8,7 +8,7 @@ import Testing
 @Suite struct RemedyTests {
     static let every: [FastgetError.Remedy] = [
         .replaceExisting(continuable: true, elsewhere: true), .replaceExisting(continuable: false, elsewhere: false),
-        .downloadAgain, .nameAFile, .nameTheSpecialFile, .shorterName, .moveAwayOrSaveElsewhere, .waitOrSaveElsewhere,
+        .downloadAgain, .provideTrustStore, .nameAFile, .nameTheSpecialFile, .shorterName, .moveAwayOrSaveElsewhere, .waitOrSaveElsewhere,
         .moveAwayAndStartAgain, .finalNameTaken(path: "/d/f"), .moveAwayOrReplace, .replaceOrContinuePart,
         .moveStateFileAside(path: "/d/f.aria2", destination: "/d/f"), .anotherDestination, .trustAnotherCA,
         .checkAgain(path: "/d/f"), .resume(journal: "/d/f.fastget"), .downloadAgainAfterDigest(part: "/d/f.part"),

@@ -46,7 +46,7 @@ import Testing
         ("Content-Length", "5", "Content-Length is fastget's to set: its requests have no body, and a server would wait for one"),
         ("Transfer-Encoding", "chunked", "Transfer-Encoding is fastget's to set: its requests have no body, and a server would wait for one"),
         ("Connection", "close", "Connection is fastget's to set: it decides which connections are kept open"),
-        ("If-None-Match", "\"e\"", "If-None-Match is fastget's to set: a 304 answer is no file (-N asks whether the file changed)"),
+        ("If-None-Match", "\"e\"", "If-None-Match is fastget's to set: a 304 answer is no file (timestamping asks whether the file changed)"),
         ("Host", "", "Host cannot be removed: HTTP/1.1 requires it"),
         ("X-A", "1\r\nX-B: 2", "the X-A field contains a line break or NUL byte"),
         ("X-A", "a\u{01}b\u{7F}", "the X-A field contains a control character"),

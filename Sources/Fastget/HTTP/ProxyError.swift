@@ -40,7 +40,7 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
     package var description: String { message }
 
     /// Where the proxy was set, for hints.
-    private static let origin = FastgetError.Remedy.checkProxy(gatewayFor: nil)
+    private static let whereSet = FastgetError.Remedy.checkProxy(gatewayFor: nil)
 
     /// A 407, to a plain request through the proxy or to its `CONNECT`: one message either way.
     package static func wantsCredentials(_ proxy: HTTPURL) -> ProxyError {
@@ -57,9 +57,9 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let name = proxy.withoutCredentials.authority
         switch error {
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", remedy: origin, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", remedy: whereSet, cause: error)
         case TransferError.closedBeforeResponse(reused: false):
-            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", remedy: origin)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", remedy: whereSet)
         default:
             return error
         }
@@ -80,16 +80,16 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         switch error {
         case let error as ResolveError:
             return error.isNotFound
-                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", remedy: origin)
-                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", remedy: origin)
+                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", remedy: whereSet)
+                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", remedy: whereSet)
         case let error as SystemError where error.errno == Errno.connectionRefused:
-            return ProxyError(.unreachable, "connection refused by proxy \(name)", remedy: origin, cause: error)
+            return ProxyError(.unreachable, "connection refused by proxy \(name)", remedy: whereSet, cause: error)
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", remedy: origin, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", remedy: whereSet, cause: error)
         case let error as SystemError:
-            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", remedy: origin, cause: error)
+            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", remedy: whereSet, cause: error)
         case is TransferError:
-            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", remedy: origin)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", remedy: whereSet)
         default:
             return error
         }

@@ -7,7 +7,9 @@ extension FastgetError {
         /// `continuable`, `continuePartial` continues it; when `elsewhere`, another destination
         /// avoids it.
         case replaceExisting(continuable: Bool, elsewhere: Bool)
-        /// What is there is not this download's start: `replacesExistingFile` downloads it anew.
+        /// What is there cannot be continued (not this download's start, a server without
+        /// ranges) or is not the file (a complete one that fails its digest):
+        /// `replacesExistingFile` downloads it anew.
         case downloadAgain
         /// The destination is a directory: name a file in it.
         case nameAFile
@@ -39,26 +41,30 @@ extension FastgetError {
         /// The certificate did not verify: trust another CA (`caFile`) or, knowingly, turn
         /// verification off (`verifiesCertificates`).
         case trustAnotherCA
+        /// There is no trust store at all: point `SSL_CERT_FILE` or `SSL_CERT_DIR` at one, give
+        /// `caFile`, or, knowingly, turn verification off.
+        case provideTrustStore
         /// Checking the complete file at `path` was stopped; it is untouched: run the download
         /// again to check it.
         case checkAgain(path: String)
-        /// The download stopped and its journal is at `journal`: run it again (`resume()`, or a
-        /// new `Download` of the same URL and destination) to continue.
+        /// The download stopped and its journal is at `journal`: a new `Download` of the same
+        /// URL and destination continues from it (`resume()` too, after `pause()`).
         case resume(journal: String)
-        /// The file failed its digest and is kept at `part` with a journal that claims none of
+        /// The file failed its digest and is kept at `part`, with no journal that claims any of
         /// it: running the download again fetches it anew.
         case downloadAgainAfterDigest(part: String)
         /// The file failed its digest after `mirrors` served some of it: running the download
         /// again leaves them out; `announced` when the server named some of them (then
         /// `mirrorsFromHeaders` leaves those out for good).
         case downloadAgainWithoutMirrors([String], announced: Bool)
-        /// The file failed its digest and every byte came from `host` (mirrors whose bytes
-        /// failed before were left out): its file or the digest is wrong, and running the
-        /// download again would fail the same way.
+        /// Not a remedy but the lack of one: the file failed its digest and every byte came
+        /// from `host` (mirrors whose bytes failed before were left out), so its file or the
+        /// digest is wrong, and running the download again would fail the same way.
         case fileOrDigestWrong(host: String)
         /// More redirects than `maximumRedirects` allows.
         case followMoreRedirects
-        /// A proxy failed (for `url`'s server, when its gateway did): check where it was set.
+        /// A proxy failed (as the gateway to `gatewayFor`, a host and port, when the origin
+        /// gave it nothing usable): check where it was set.
         case checkProxy(gatewayFor: String?)
         /// The proxy `proxy` wants credentials: give them in its URL, or `refused`: the ones
         /// given there were refused.
@@ -95,6 +101,8 @@ extension FastgetError {
                 return "move \(path) aside to continue \(destination) as the start of the file, or set replacesExistingFile to download it again"
             case .anotherDestination: return "add it with another destination"
             case .trustAnotherCA: return "set caFile to trust another CA, or verifiesCertificates to false to skip verification"
+            case .provideTrustStore:
+                return "set SSL_CERT_FILE or SSL_CERT_DIR, or caFile, or verifiesCertificates to false to skip verification"
             case .checkAgain(let path): return "\(path) is untouched; run the download again to check it"
             case .resume(let journal): return "run the download again to resume (journal: \(journal))"
             case .downloadAgainAfterDigest(let part): return "the file is kept as \(part); run the download again to fetch it anew"

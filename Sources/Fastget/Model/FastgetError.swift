@@ -70,7 +70,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     /// One sentence, without the "error:" prefix.
     public let message: String
     /// What can be done about it, when there is something: in the library's terms (options
-    /// and calls); `remedy` says the same as a value.
+    /// and calls). When it has a `remedy`, this is the remedy's description.
     public let hint: String?
     /// What can be done about it, as a value to act on or to word for another audience (the
     /// `fastget` command says it in its flags); nil when there is nothing or only `hint`'s words.
@@ -252,7 +252,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
             case .configuration:
                 return FastgetError(.notFound, "TLS: \(error.reason)")
             case .noTrustStore:
-                return FastgetError(.notFound, "TLS: \(error.reason)", remedy: .trustAnotherCA)
+                return FastgetError(.notFound, "TLS: \(error.reason)", remedy: .provideTrustStore)
             case .handshake:
                 return FastgetError(.tls, "TLS with \(url.authority): \(error.reason)")
             case .timedOut:

@@ -8,8 +8,8 @@ public enum UserHeaderField {
     public static let owned: [String: String] = [
         "range": "it asks for the byte ranges itself (segments, resume)",
         "if-range": "it sends the file's validator with every range so that two versions are never mixed",
-        "if-none-match": "a 304 answer is no file (-N asks whether the file changed)",
-        "if-modified-since": "a 304 answer is no file (-N asks whether the file changed)",
+        "if-none-match": "a 304 answer is no file (timestamping asks whether the file changed)",
+        "if-modified-since": "a 304 answer is no file (timestamping asks whether the file changed)",
         "content-length": "its requests have no body, and a server would wait for one",
         "transfer-encoding": "its requests have no body, and a server would wait for one",
         "connection": "it decides which connections are kept open",

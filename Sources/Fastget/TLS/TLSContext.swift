@@ -100,7 +100,7 @@ package final class TLSContext: @unchecked Sendable {
         }
         let defaultDirectory = String(cString: X509_get_default_cert_dir())
         if FileSystem.isDirectory(defaultDirectory) { return }
-        throw TLSError(kind: .noTrustStore, reason: "no CA certificates found (SSL_CERT_FILE, SSL_CERT_DIR and the system's bundles are missing)")
+        throw TLSError(kind: .noTrustStore, reason: "no CA certificates found")
     }
 
     /// The OpenSSL library version, e.g. "OpenSSL 3.0.19 27 Jan 2026".
