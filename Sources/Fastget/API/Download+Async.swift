@@ -157,7 +157,7 @@ extension Download {
             }
             token.withLock { $0 = registered }
             if delivered.withLock({ $0 }) { hub.remove(registered) } // delivered before the token was known
-            let (outcome, managed) = control.withLock { ($0.outcome, $0.scheduler != nil) }
+            let (outcome, managed) = control.withLock { ($0.machine.outcome, $0.scheduler != nil) }
             if let outcome { once(outcome) }
             if !managed { start() } // in a queue, the queue decides when it starts
         }

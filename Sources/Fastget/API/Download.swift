@@ -45,21 +45,18 @@ public final class Download: Sendable {
     /// Signalled when a stop is asked for: wakes a wait between probe attempts.
     let stopped = WakeSignal()
 
-    enum StopRequest: Sendable {
-        case pause, cancel, cancelAndDelete
+    typealias StopRequest = DownloadStateMachine.StopRequest
 
-        /// What `run` throws when this stopped it.
-        var reason: String { self == .pause ? "download paused" : "download cancelled" }
-    }
-
+    /// What the lock guards: the state machine, and what a run and a queue leave for the
+    /// control calls (the transfer to stop, the probe to interrupt, the queue's hooks).
     struct Control: Sendable {
+        var machine = DownloadStateMachine()
         var destination = ""
-        var state: DownloadState = .queued
         var transfer: Transfer?
         /// What the probe of the current run is waiting on.
         var probing: ConnectionRegistry?
-        var stop: StopRequest?
-        var outcome: Result<DownloadReport, FastgetError>?
+        /// The stop asked for during the current run (the machine's).
+        var stop: StopRequest? { machine.stop }
         /// Set by a queue: where `resume` sends the download instead of starting it, and what to
         /// call once a pause or the end has been told to every observer.
         var scheduler: (@Sendable (Download) -> Void)?
@@ -120,7 +117,7 @@ public final class Download: Sendable {
         let path = destination ?? options.output ?? Download.derivedDestination(parsed, options)
         control.withLock {
             $0.destination = path
-            $0.state = state
+            $0.machine = DownloadStateMachine(state: state)
         }
     }
 
@@ -133,7 +130,7 @@ public final class Download: Sendable {
     public var defaultDestination: String { Download.derivedDestination(url, options) }
 
     /// The current state.
-    public var state: DownloadState { control.withLock { $0.state } }
+    public var state: DownloadState { control.withLock { $0.machine.state } }
 
     // MARK: - Observing
 
@@ -180,25 +177,18 @@ public final class Download: Sendable {
         resumingPaused: Bool, progress: (DownloadProgress) -> Void = { _ in },
         notice: (String) -> Void = { _ in }
     ) throws(FastgetError) -> DownloadReport {
-        enum Begin {
-            case go
-            case ended(Result<DownloadReport, FastgetError>)
-            case busy(DownloadState)
-        }
-        let (begin, drain) = control.withLock { control -> (Begin, Bool) in
-            if let outcome = control.outcome { return (.ended(outcome), false) }
-            var events: [DownloadEvent] = []
-            if resumingPaused, control.state == .paused, change(&control, to: .queued) { events.append(.stateChanged(.queued)) }
-            guard control.state == .queued else { return (.busy(control.state), hub.post(events)) }
-            control.stop = nil
-            _ = change(&control, to: .probing)
-            return (.go, hub.post(events + [.stateChanged(.probing)]))
+        let (begin, drain) = control.withLock { control in
+            let begin = control.machine.begin(resumingPaused: resumingPaused)
+            switch begin {
+            case .run(let events), .busy(_, let events): return (begin, hub.post(events))
+            case .ended: return (begin, false)
+            }
         }
         if drain { hub.drain() } // a run's events come on its own thread
         switch begin {
         case .ended(let outcome): return try outcome.get()
-        case .busy(let state): throw FastgetError(.usage, "the download of \(url) is \(state) already")
-        case .go: break
+        case .busy(let state, _): throw FastgetError(.usage, "the download of \(url) is \(state) already")
+        case .run: break
         }
         let result: Result<DownloadReport, FastgetError>
         do throws(FastgetError) {
@@ -230,8 +220,8 @@ public final class Download: Sendable {
     /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.
     private func start(launch: (@escaping @Sendable () -> Void) -> String?) {
         let (startable, drain) = control.withLock { control in
-            if control.state == .paused, change(&control, to: .queued) { return (true, hub.post([.stateChanged(.queued)])) }
-            return (control.state == .queued, false)
+            let (launch, events) = control.machine.start()
+            return (launch, hub.post(events))
         }
         deliverLater(drain)
         guard startable else { return }
@@ -249,8 +239,8 @@ public final class Download: Sendable {
     /// a slot is free). Nothing happens in other states.
     public func resume() {
         let (scheduler, resumed, drain) = control.withLock { control -> ((@Sendable (Download) -> Void)?, Bool, Bool) in
-            guard control.state == .paused, change(&control, to: .queued) else { return (nil, false, false) }
-            return (control.scheduler, true, hub.post([.stateChanged(.queued)]))
+            guard let events = control.machine.resume() else { return (nil, false, false) }
+            return (control.scheduler, true, hub.post(events))
         }
         guard resumed else { return }
         deliverLater(drain)
@@ -268,38 +258,30 @@ public final class Download: Sendable {
     private func requestStop(_ request: StopRequest) {
         enum Action {
             case none
-            case stopTransfer(Transfer?, ConnectionRegistry?)
+            case stopRun(StopRequest, Transfer?, ConnectionRegistry?)
             /// Nothing ran: the change is told on a delivery thread (true: one must be started).
             case told(Bool)
         }
         let thenSettle: @Sendable () -> Void = { [self] in settle() }
         let action = control.withLock { control -> Action in
-            if control.state.isActive {
-                // A cancel overrides a pause asked for earlier; a pause does not undo a cancel.
-                if control.stop == nil || request != .pause { control.stop = request }
-                return .stopTransfer(control.transfer, control.probing)
-            }
-            switch (control.state, request) {
-            case (.queued, .pause):
-                guard change(&control, to: .paused) else { return .none }
-                return .told(hub.post([.stateChanged(.paused)], then: thenSettle))
-            case (.queued, _), (.paused, .cancel), (.paused, .cancelAndDelete):
-                // Nothing runs: the files can go under the lock, before anyone sees `cancelled`.
-                if request == .cancelAndDelete { removeFiles(at: control.destination) }
-                guard change(&control, to: .cancelled) else { return .none }
-                control.outcome = .failure(FastgetError(.cancelled, "download cancelled"))
-                return .told(hub.post([.stateChanged(.cancelled), .cancelled], then: thenSettle))
-            default:
+            switch control.machine.requestStop(request) {
+            case .none:
                 return .none
+            case .stopRun(let stop):
+                return .stopRun(stop, control.transfer, control.probing)
+            case .changed(let events, let removingFiles):
+                // Nothing runs: the files go under the lock, before anyone sees `cancelled`.
+                if removingFiles { removeFiles(at: control.destination) }
+                return .told(hub.post(events, then: thenSettle))
             }
         }
         stopped.signal()
         switch action {
         case .none:
             break
-        case .stopTransfer(let transfer, let probing):
+        case .stopRun(let stop, let transfer, let probing):
             probing?.stop()
-            transfer?.control.stop(reason: request.reason)
+            transfer?.control.stop(reason: stop.reason)
         case .told(let drain):
             deliverLater(drain)
         }
@@ -336,43 +318,22 @@ public final class Download: Sendable {
 
     // MARK: - State
 
-    /// Changes the state if the transition is allowed; the caller publishes the event.
-    private func change(_ control: inout Control, to next: DownloadState) -> Bool {
-        guard control.state.canChange(to: next) else { return false }
-        control.state = next
-        return true
-    }
-
     /// Moves to `next` from the coordinator thread and tells the observers.
     func advance(to next: DownloadState) {
-        if control.withLock({ change(&$0, to: next) && hub.post([.stateChanged(next)]) }) { hub.drain() }
+        if control.withLock({ hub.post($0.machine.advance(to: next)) }) { hub.drain() }
     }
 
     /// The end of a run: its outcome decides the state (paused, cancelled, completed or failed).
     /// Files go before the state changes, so an observer that sees `cancelled` sees them gone.
     private func finish(_ result: Result<DownloadReport, FastgetError>) -> Result<DownloadReport, FastgetError> {
-        let (next, stop) = control.withLock { control -> (DownloadState, StopRequest?) in
+        let (next, removingFiles) = control.withLock { control in
             control.transfer = nil
-            switch (result, control.stop) {
-            case (.success, _): return (.completed, control.stop)
-            case (.failure(let error), .pause) where error.code == .cancelled: return (.paused, control.stop)
-            case (.failure(let error), .cancel), (.failure(let error), .cancelAndDelete):
-                return (error.code == .cancelled ? .cancelled : .failed, control.stop)
-            case (.failure, _): return (.failed, control.stop)
-            }
+            return control.machine.ending(result)
         }
-        if next == .cancelled && stop == .cancelAndDelete { removeFiles(at: destination) }
-        var events: [DownloadEvent] = [.stateChanged(next)]
-        switch (next, result) {
-        case (.completed, .success(let report)): events.append(.completed(report))
-        case (.failed, .failure(let error)): events.append(.failed(error))
-        case (.cancelled, _): events.append(.cancelled)
-        default: break
-        }
+        if removingFiles { removeFiles(at: destination) }
         let drain = control.withLock { control -> Bool in
-            control.stop = nil
-            guard change(&control, to: next) else { return false }
-            if next.isFinal { control.outcome = result }
+            let events = control.machine.end(result, in: next)
+            guard !events.isEmpty else { return false }
             // The queue learns of the end only once every observer has.
             return hub.post(events, then: { [self] in settle() })
         }
