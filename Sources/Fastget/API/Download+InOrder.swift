@@ -23,7 +23,7 @@ extension Download {
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
     /// `path` is what the report names ("-": standard output).
     func writeInOrder(
-        to descriptor: Int32, path: String = "-", requester: Requester, cap: Int, started: Double,
+        to descriptor: Int32, path: String = "-", requester: Requester, session: Session, started: Double,
         progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport {
         let tell: (String) -> Void = { [hub] in
@@ -40,7 +40,8 @@ extension Download {
         let length = resource.length ?? 0
         let ranges = Download.orderedRanges(resource)
         let plan = ConnectionPlan.resolve(
-            options, ConnectionPlan.Work(ranged: segmented, inOrder: true, unfinished: ranges.count, remaining: length), cap: cap)
+            options, ConnectionPlan.Work(ranged: segmented, inOrder: true, unfinished: ranges.count, remaining: length),
+            cap: session.maximumConnectionsPerHost)
         let workers = plan.first
         let window = ReorderWindow(
             descriptor: descriptor,
@@ -59,7 +60,7 @@ extension Download {
         defer { control.withLock { $0.transfer = nil } }
         let coordinator = Coordinator(
             transfer: transfer, table: SegmentTable(ranges: ranges), plan: plan,
-            checkpointer: nil, segmented: segmented, started: started, window: window)
+            checkpointer: nil, segmented: segmented, started: started, window: window, threads: session.workerThreads)
         do {
             try run(coordinator, progress: progress, notice: notice)
         } catch let error where transfer.control.resourceChanged || transfer.control.rangesLost {

@@ -24,7 +24,7 @@ extension Download {
         }
         try prepareDirectory()
         if let report = try writeAsStream(
-            requester: requester, cap: session.maximumConnectionsPerHost, started: started, progress: progress, notice: notice)
+            requester: requester, session: session, started: started, progress: progress, notice: notice)
         {
             return report
         }
@@ -173,7 +173,8 @@ extension Download {
         let allowances = hosts.map(session.allowance)
         return Coordinator(
             transfer: transfer, table: start.table, plan: plan, checkpointer: start.checkpointer, segmented: start.segmented,
-            started: started, earlier: start.earlierSeconds, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances))
+            started: started, earlier: start.earlierSeconds, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances),
+            threads: session.workerThreads)
     }
 
     /// Refuses a name too long for its sidecars before any request or directory (and again in

@@ -31,10 +31,10 @@ extension Download {
     /// a regular file; nil when it is one, or nothing is there (the usual `.part` and rename
     /// then apply).
     func writeAsStream(
-        requester: Requester, cap: Int, started: Double, progress: (DownloadProgress) -> Void, notice: (String) -> Void
+        requester: Requester, session: Session, started: Double, progress: (DownloadProgress) -> Void, notice: (String) -> Void
     ) throws(FastgetError) -> DownloadReport? {
         if let descriptor = options.outputDescriptor {
-            return try writeInOrder(to: descriptor, requester: requester, cap: cap, started: started, progress: progress, notice: notice)
+            return try writeInOrder(to: descriptor, requester: requester, session: session, started: started, progress: progress, notice: notice)
         }
         guard destinationGiven else { return nil }
         let path = destination
@@ -45,7 +45,7 @@ extension Download {
         func stream(to descriptor: Int32) throws(FastgetError) -> DownloadReport {
             if options.continuePartial { tell("-c does not apply to \(path), which is not a regular file: the whole file is written to it") }
             return try writeInOrder(
-                to: descriptor, path: path, requester: requester, cap: cap, started: started, progress: progress, notice: notice)
+                to: descriptor, path: path, requester: requester, session: session, started: started, progress: progress, notice: notice)
         }
         if let descriptor = Download.standardDescriptor(path) { return try stream(to: descriptor) }
         switch FileSystem.kind(path) {

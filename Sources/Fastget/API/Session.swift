@@ -1,6 +1,6 @@
 /// What the downloads made with it share: connectors (with their TLS contexts, and so the TLS
-/// sessions a new connection resumes), pools of idle keep-alive connections by origin, and a
-/// cap on the connections an automatic count opens to one host.
+/// sessions a new connection resumes), pools of idle keep-alive connections by origin, a cap
+/// on the connections an automatic count opens to one host, and a limit on worker threads.
 ///
 /// A `DownloadQueue` makes one for its downloads unless it is given one; a `Download` made
 /// without one gets a private session whose idle connections close when its run ends. Give
@@ -21,11 +21,31 @@
 /// connection is closed rather than reused once it has waited `ConnectionPool.maximumIdle`
 /// seconds (servers drop idle connections after a while; a reused one they dropped costs a
 /// failed request). Every method may be called from any thread.
+///
+/// Threads: a running download has one coordinator thread (the caller's, in `run()`; one of
+/// its own after `start()` or `result()`) and one worker thread per connection. The worker
+/// threads of all the session's downloads together stay within `maximumWorkerThreads`: a
+/// download gets more connections only while the session has threads free (a fixed count
+/// too: it starts with fewer, and takes the rest as threads free up), except that a download
+/// with none running always gets one, so that no download waits mid-run for another's end.
+/// So N downloads running at once hold at most `maximumWorkerThreads` + N − 1 worker threads
+/// and N coordinator threads. Downloads made without a session share one such limit for the
+/// whole process. To bound N as well, run them in a `DownloadQueue`.
 public final class Session: Sendable {
     /// The most connections that downloads with an automatic count (`DownloadOptions.segments`
     /// nil) hold at once to one host, together. A download always gets its first connection;
     /// fixed counts are not limited.
     public let maximumConnectionsPerHost: Int
+    /// The most worker threads (one per connection) the session's downloads run at once,
+    /// together; a download with none running gets one all the same (see above).
+    public var maximumWorkerThreads: Int { workerThreads.limit }
+    /// The allowed worker-thread limits.
+    public static let workerThreadRange = 1...4096
+    /// The limit a session has unless given another, and the one downloads made without a
+    /// session share.
+    public static let defaultWorkerThreads = 128
+    /// The worker threads, shared by the session's downloads.
+    let workerThreads: ThreadAllowance
 
     private struct Route: Sendable {
         let connector: Connector
@@ -38,16 +58,27 @@ public final class Session: Sendable {
     /// The allowed per-host caps.
     public static let connectionRange = 1...64
 
-    /// - Throws: `.usage` for a cap outside `connectionRange`.
-    public init(maximumConnectionsPerHost: Int = 16) throws(FastgetError) {
+    /// - Throws: `.usage` for a cap outside `connectionRange` or a limit outside
+    ///   `workerThreadRange`.
+    public init(maximumConnectionsPerHost: Int = 16, maximumWorkerThreads: Int = Session.defaultWorkerThreads) throws(FastgetError) {
         guard Session.connectionRange.contains(maximumConnectionsPerHost) else {
             throw FastgetError(.usage, "the connections per host must be between 1 and 64 (got \(maximumConnectionsPerHost))")
         }
+        guard Session.workerThreadRange.contains(maximumWorkerThreads) else {
+            throw FastgetError(.usage, "the worker threads must be between 1 and 4096 (got \(maximumWorkerThreads))")
+        }
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        workerThreads = ThreadAllowance(limit: maximumWorkerThreads)
     }
 
-    /// A session with the default cap.
-    static func standard() -> Session { try! Session() }
+    private init(sharingThreads threads: ThreadAllowance) {
+        maximumConnectionsPerHost = 16
+        workerThreads = threads
+    }
+
+    /// The private session of a download made without one: the default cap, and the worker
+    /// threads of every such download in the process.
+    static func standard() -> Session { Session(sharingThreads: .shared) }
 
     /// Closes every idle connection (those in use finish their requests first).
     public func closeIdleConnections() {

@@ -14,13 +14,16 @@ struct Coordinator {
     let started: Double
     /// The time the download ran in earlier runs (a resumed journal's).
     let earlier: Double
+    /// The session's worker threads, shared with its other downloads.
+    let threads: ThreadAllowance
     /// When the file streams to a descriptor: this thread writes it out, in order.
     let window: ReorderWindow?
 
     /// `allowance`: the per-host cap shared with other downloads, for an automatic `plan`.
     init(
         transfer: Transfer, table: SegmentTable, plan: ConnectionPlan, checkpointer: (any Checkpointing)?, segmented: Bool,
-        started: Double, earlier: Double = 0, window: ReorderWindow? = nil, allowance: (any ConnectionAllowance)? = nil
+        started: Double, earlier: Double = 0, window: ReorderWindow? = nil, allowance: (any ConnectionAllowance)? = nil,
+        threads: ThreadAllowance
     ) {
         precondition(plan.first >= 1)
         self.transfer = transfer
@@ -36,6 +39,7 @@ struct Coordinator {
         self.segmented = segmented
         self.started = started
         self.earlier = earlier
+        self.threads = threads
         self.window = window
     }
 
@@ -53,7 +57,8 @@ struct Coordinator {
         let options = transfer.options
         let crew = WorkerCrew(
             transfer: transfer, table: table, buffers: buffers, segmented: segmented,
-            splice: segmented && transfer.resource.url.scheme == .http && window == nil, automatic: automatic != nil)
+            splice: segmented && transfer.resource.url.scheme == .http && window == nil, automatic: automatic != nil,
+            threads: threads)
         var governor = automatic.map { _ in ConnectionGovernor(maximum: buffers.count, initial: workers, now: MonotonicClock.seconds()) }
         let trace = governor == nil ? nil : GovernorTrace.fromEnvironment(now: MonotonicClock.seconds())
         var reserved = automatic?.allowance.reserve(workers) ?? 0
@@ -104,7 +109,11 @@ struct Coordinator {
                 lastReport = now
                 progress(snapshot())
             }
-            if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now, trace: trace) }
+            if governor != nil {
+                adjust(&governor!, crew: crew, reserved: &reserved, now: now, trace: trace)
+            } else if crew.short, crew.active < workers, table.unfinishedCount > crew.active, !transfer.control.isStopped {
+                crew.grow(to: workers) // the session had no thread free for all of them at the start
+            }
             let failed = crew.reap()
             if failed > 0, governor != nil {
                 governor!.lowerMaximum(to: crew.active, now: now)

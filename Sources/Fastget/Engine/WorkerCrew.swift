@@ -60,11 +60,19 @@ final class WorkerCrew {
     private let segmented: Bool
     private let splice: Bool
     private let automatic: Bool
+    /// The session's worker threads, shared with its other downloads.
+    private let threads: ThreadAllowance
     /// Threads started and not yet joined, by slot id.
     private var running: [Int: (thread: PosixThread, slot: WorkerSlot)] = [:]
+    /// Whether the last `grow` stopped short because the session had no thread free.
+    private(set) var short = false
 
-    init(transfer: Transfer, table: SegmentTable, buffers: BufferPool, segmented: Bool, splice: Bool, automatic: Bool) {
+    init(
+        transfer: Transfer, table: SegmentTable, buffers: BufferPool, segmented: Bool, splice: Bool, automatic: Bool,
+        threads: ThreadAllowance
+    ) {
         self.automatic = automatic
+        self.threads = threads
         self.transfer = transfer
         self.table = table
         self.buffers = buffers
@@ -89,17 +97,25 @@ final class WorkerCrew {
         running.values.reduce(0) { $0 + ($1.slot.started < time ? $1.slot.bytes.load(ordering: .relaxed) : 0) }
     }
 
-    /// Starts workers until `count` are active (at most one per buffer). A thread that cannot
-    /// start fails the transfer; those started already see the stop and end.
+    /// Starts workers until `count` are active (at most one per buffer), each with a thread
+    /// from the session's allowance: the first always, the others while one is free (`short`
+    /// when not). A thread that cannot start fails the transfer; those started already see the
+    /// stop and end.
     func grow(to count: Int, initialSpeed: Int64 = 0) {
         var id = 0
+        short = false
         while active < count && id < buffers.count {
             defer { id += 1 }
             guard running[id] == nil else { continue }
+            guard threads.take(always: alive == 0) else {
+                short = true
+                return
+            }
             let slot = WorkerSlot(id: id, expendable: automatic && id > 0)
             transfer.runningWorkers.add(1, ordering: .releasing)
             do {
-                let thread = try PosixThread { [transfer, table, buffers, segmented, splice] in
+                let thread = try PosixThread { [transfer, table, buffers, segmented, splice, threads] in
+                    defer { threads.give() }
                     let worker = SegmentWorker(
                         slot: slot, transfer: transfer, buffer: buffers.buffer(slot.id), splice: splice,
                         initialSpeed: initialSpeed)
@@ -111,6 +127,7 @@ final class WorkerCrew {
                 running[id] = (thread, slot)
                 transfer.mostWorkers.max(active, ordering: .relaxed)
             } catch {
+                threads.give()
                 transfer.runningWorkers.subtract(1, ordering: .releasing)
                 transfer.control.fail(FastgetError(.localIO, "cannot start a worker thread: \(error.reason)").caused(by: error))
                 return
