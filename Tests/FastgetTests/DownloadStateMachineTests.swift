@@ -72,11 +72,17 @@ import Testing
         guard case .stopRun(.cancel) = machine.requestStop(.cancel) else { Issue.record("not stopped"); return }
         guard case .stopRun(.cancel) = machine.requestStop(.pause) else { Issue.record("a pause undid the cancel"); return }
         #expect(machine.stop == .cancel && machine.state == .downloading)
+        // A cancel-and-delete overrides the cancel, and a later plain cancel does not undo it.
+        guard case .stopRun(.cancelAndDelete) = machine.requestStop(.cancelAndDelete) else { Issue.record("not deleting"); return }
+        guard case .stopRun(.cancelAndDelete) = machine.requestStop(.cancel) else { Issue.record("the delete was undone"); return }
+        #expect(machine.ending(Self.paused).removingFiles)
+        var plain = Self.machine(in: .downloading)
+        _ = plain.requestStop(.cancel)
         // The run stopped: a cancelled run ends cancelled, keeping its files.
-        let (next, removing) = machine.ending(Self.paused)
+        let (next, removing) = plain.ending(Self.paused)
         #expect(next == .cancelled && !removing)
-        #expect(Self.states(machine.end(Self.paused, in: next)) == [.cancelled] && machine.stop == nil)
-        #expect(machine.outcome != nil)
+        #expect(Self.states(plain.end(Self.paused, in: next)) == [.cancelled] && plain.stop == nil)
+        #expect(plain.outcome != nil)
     }
 
     @Test func aStopWithNothingRunningChangesTheStateAtOnce() {

@@ -64,7 +64,7 @@ public final class DownloadQueue: Sendable {
         try options.validate()
         self.directory = directory
         self.maximumActive = maximumActive
-        self.session = session ?? Session.standard()
+        self.session = session ?? (try! Session()) // its own: its own worker threads too
         runners = Runners(limit: maximumActive)
         ownsSession = session == nil
         var options = options

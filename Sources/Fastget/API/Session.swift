@@ -43,7 +43,7 @@ public final class Session: Sendable {
     public static let workerThreadRange = 1...4096
     /// The limit a session has unless given another, and the one downloads made without a
     /// session share.
-    public static let defaultWorkerThreads = 128
+    public static let defaultWorkerThreads = ThreadAllowance.defaultLimit
     /// The worker threads, shared by the session's downloads.
     let workerThreads: ThreadAllowance
 
@@ -60,7 +60,9 @@ public final class Session: Sendable {
 
     /// - Throws: `.usage` for a cap outside `connectionRange` or a limit outside
     ///   `workerThreadRange`.
-    public init(maximumConnectionsPerHost: Int = 16, maximumWorkerThreads: Int = Session.defaultWorkerThreads) throws(FastgetError) {
+    public init(
+        maximumConnectionsPerHost: Int = Session.defaultConnectionsPerHost, maximumWorkerThreads: Int = Session.defaultWorkerThreads
+    ) throws(FastgetError) {
         guard Session.connectionRange.contains(maximumConnectionsPerHost) else {
             throw FastgetError(.usage, "the connections per host must be between 1 and 64 (got \(maximumConnectionsPerHost))")
         }
@@ -72,9 +74,12 @@ public final class Session: Sendable {
     }
 
     private init(sharingThreads threads: ThreadAllowance) {
-        maximumConnectionsPerHost = 16
+        maximumConnectionsPerHost = Session.defaultConnectionsPerHost
         workerThreads = threads
     }
+
+    /// The per-host cap a session has unless given another.
+    public static let defaultConnectionsPerHost = 16
 
     /// The private session of a download made without one: the default cap, and the worker
     /// threads of every such download in the process.

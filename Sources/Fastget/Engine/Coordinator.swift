@@ -109,11 +109,7 @@ struct Coordinator {
                 lastReport = now
                 progress(snapshot())
             }
-            if governor != nil {
-                adjust(&governor!, crew: crew, reserved: &reserved, now: now, trace: trace)
-            } else if crew.short, crew.active < workers, table.unfinishedCount > crew.active, !transfer.control.isStopped {
-                crew.grow(to: workers) // the session had no thread free for all of them at the start
-            }
+            if governor != nil { adjust(&governor!, crew: crew, reserved: &reserved, now: now, trace: trace) } else { regrow(crew) }
             let failed = crew.reap()
             if failed > 0, governor != nil {
                 governor!.lowerMaximum(to: crew.active, now: now)
@@ -245,6 +241,13 @@ struct Coordinator {
         if !posted.isEmpty { events(posted) }
     }
 
+    /// A fixed count whose workers the session could not all give threads at the start takes
+    /// the rest as threads free up, while segments wait unclaimed.
+    private func regrow(_ crew: WorkerCrew) {
+        guard crew.short, crew.active < workers, table.unfinishedCount > crew.active, !transfer.control.isStopped else { return }
+        crew.grow(to: workers)
+    }
+
     /// Applies the governor's next change: more workers (as many as the allowance grants), or
     /// fewer (added workers whose answer a steal cut retire first, then the newest; their
     /// connections' slots go back to the allowance).
@@ -271,10 +274,16 @@ struct Coordinator {
                 reason += "; the host's connection cap allows \(count)"
             }
             crew.grow(to: count, initialSpeed: table.throughput.load(ordering: .relaxed) / Int64(max(1, active)))
-            // Slots held by workers still retiring may leave fewer started than granted.
+            // Slots held by workers still retiring may leave fewer started than granted, and the
+            // session may have had no thread free for the rest.
             let started = crew.active - active
             if started < granted { automatic.allowance.release(granted - started) }
             reserved += started
+            if crew.short, crew.active < count {
+                // The step is judged as what it is: fewer connections than it asked for.
+                governor.limited(to: crew.active, now: now)
+                reason += "; the session's thread limit allows \(crew.active)"
+            }
             guard started > 0 else { return }
             count = crew.active
         } else if count < active {

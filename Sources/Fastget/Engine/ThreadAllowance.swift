@@ -28,6 +28,9 @@ final class ThreadAllowance: Sendable {
     /// The most threads taken at once so far.
     var most: Int { used.withLock { $0.most } }
 
+    /// The limit unless another is given (`Session.defaultWorkerThreads`).
+    static let defaultLimit = 128
+
     /// The allowance of the downloads made without a session: one for the whole process.
-    static let shared = ThreadAllowance(limit: Session.defaultWorkerThreads)
+    static let shared = ThreadAllowance(limit: defaultLimit)
 }

@@ -115,12 +115,14 @@ final class WorkerCrew {
             transfer.runningWorkers.add(1, ordering: .releasing)
             do {
                 let thread = try PosixThread { [transfer, table, buffers, segmented, splice, threads] in
-                    defer { threads.give() }
                     let worker = SegmentWorker(
                         slot: slot, transfer: transfer, buffer: buffers.buffer(slot.id), splice: splice,
                         initialSpeed: initialSpeed)
                     if segmented { worker.run(table: table) } else { worker.runSingleStream(progress: table.segments[0]) }
                     worker.parkKept()
+                    // Given back before it counts as finished: a `grow` that finds none alive
+                    // takes its first thread beyond the limit, and this one must not still hold one.
+                    threads.give()
                     slot.finished.store(true, ordering: .releasing)
                     transfer.workerFinished()
                 }

@@ -25,29 +25,37 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
     package let kind: Kind
     /// One sentence.
     package let message: String
-    /// What can be done about it, when there is something.
-    package let remedy: FastgetError.Remedy?
+    /// What can be done about it, when there is something (`FastgetError` words it).
+    package let advice: Advice?
+
+    /// What can be done about a proxy's failure.
+    package enum Advice: Sendable {
+        /// Check where the proxy was set (it failed as the gateway to `gatewayFor`, when given).
+        case checkProxy(gatewayFor: String?)
+        /// Give the proxy `proxy` credentials in its URL (`refused`: the ones there were refused).
+        case credentials(proxy: String, refused: Bool)
+    }
     /// The system call that failed underneath, when one did.
     package var cause: SystemError?
 
-    package init(_ kind: Kind, _ message: String, remedy: FastgetError.Remedy? = nil, cause: SystemError? = nil) {
+    package init(_ kind: Kind, _ message: String, advice: Advice? = nil, cause: SystemError? = nil) {
         self.kind = kind
         self.message = message
-        self.remedy = remedy
+        self.advice = advice
         self.cause = cause
     }
 
     package var description: String { message }
 
     /// Where the proxy was set, for hints.
-    private static let whereSet = FastgetError.Remedy.checkProxy(gatewayFor: nil)
+    private static let whereSet = Advice.checkProxy(gatewayFor: nil)
 
     /// A 407, to a plain request through the proxy or to its `CONNECT`: one message either way.
     package static func wantsCredentials(_ proxy: HTTPURL) -> ProxyError {
         let name = proxy.withoutCredentials.authority
         return ProxyError(
             .authenticationRequired, "proxy \(name) wants credentials (407)",
-            remedy: .proxyCredentials(proxy: name, refused: proxy.user != nil))
+            advice: .credentials(proxy: name, refused: proxy.user != nil))
     }
 
     /// A plain request through `proxy` for `url` that got no answer head: nothing within the
@@ -57,9 +65,9 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let name = proxy.withoutCredentials.authority
         switch error {
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", remedy: whereSet, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) sent no answer for \(url) within the timeout", advice: whereSet, cause: error)
         case TransferError.closedBeforeResponse(reused: false):
-            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", remedy: whereSet)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection without answering for \(url)", advice: whereSet)
         default:
             return error
         }
@@ -70,7 +78,7 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         let text = reason.isEmpty ? "\(status)" : "\(status) \(reason)"
         return ProxyError(
             .gatewayFailed, "proxy \(proxy.withoutCredentials.authority) answered \(text) for \(url)",
-            remedy: .checkProxy(gatewayFor: url.authority))
+            advice: .checkProxy(gatewayFor: url.authority))
     }
 
     /// The error of connecting to `proxy` (resolving it, connecting, asking for a tunnel), with
@@ -80,16 +88,16 @@ package struct ProxyError: Error, Sendable, CustomStringConvertible {
         switch error {
         case let error as ResolveError:
             return error.isNotFound
-                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", remedy: whereSet)
-                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", remedy: whereSet)
+                ? ProxyError(.unresolved, "cannot resolve proxy host '\(proxy.host)': \(error)", advice: whereSet)
+                : ProxyError(.unanswered, "cannot resolve proxy host '\(proxy.host)' now: \(error)", advice: whereSet)
         case let error as SystemError where error.errno == Errno.connectionRefused:
-            return ProxyError(.unreachable, "connection refused by proxy \(name)", remedy: whereSet, cause: error)
+            return ProxyError(.unreachable, "connection refused by proxy \(name)", advice: whereSet, cause: error)
         case let error as SystemError where error.errno == Errno.timedOut || error.errno == Errno.resourceTemporarilyUnavailable:
-            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", remedy: whereSet, cause: error)
+            return ProxyError(.unanswered, "proxy \(name) did not answer within the connect timeout", advice: whereSet, cause: error)
         case let error as SystemError:
-            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", remedy: whereSet, cause: error)
+            return ProxyError(.unreachable, "cannot reach proxy \(name): \(error.reason)", advice: whereSet, cause: error)
         case is TransferError:
-            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", remedy: whereSet)
+            return ProxyError(.unanswered, "proxy \(name) closed the connection before answering", advice: whereSet)
         default:
             return error
         }

@@ -13,6 +13,15 @@ struct DownloadStateMachine: Sendable {
 
         /// What a run stopped by it throws.
         var reason: String { self == .pause ? "download paused" : "download cancelled" }
+
+        /// Which of two stops asked for during one run holds: the higher.
+        var strength: Int {
+            switch self {
+            case .pause: 0
+            case .cancel: 1
+            case .cancelAndDelete: 2
+            }
+        }
     }
 
     private(set) var state: DownloadState
@@ -71,11 +80,12 @@ struct DownloadStateMachine: Sendable {
         case changed(events: [DownloadEvent], removingFiles: Bool)
     }
 
-    /// `pause()`, `cancel()` or `cancelAndDelete()`. During a run a cancel overrides a pause
-    /// asked for earlier, and a pause never undoes a cancel.
+    /// `pause()`, `cancel()` or `cancelAndDelete()`. During a run the strongest stop asked for
+    /// holds: a cancel overrides a pause, a cancel-and-delete both, and neither is undone by a
+    /// weaker one asked for later.
     mutating func requestStop(_ request: StopRequest) -> StopAction {
         if state.isActive {
-            if stop == nil || request != .pause { stop = request }
+            if (stop?.strength ?? -1) < request.strength { stop = request }
             return .stopRun(stop ?? request)
         }
         switch (state, request) {

@@ -275,7 +275,13 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
                 case .unresolved: .hostNotFound
                 case .unanswered, .gatewayFailed: .temporary
                 }
-            return error.remedy.map { FastgetError(code, error.message, remedy: $0) } ?? FastgetError(code, error.message)
+            let remedy: Remedy? =
+                switch error.advice {
+                case .checkProxy(let gateway): .checkProxy(gatewayFor: gateway)
+                case .credentials(let proxy, let refused): .proxyCredentials(proxy: proxy, refused: refused)
+                case nil: nil
+                }
+            return remedy.map { FastgetError(code, error.message, remedy: $0) } ?? FastgetError(code, error.message)
         case let error as UnsendableField:
             // The options were checked before anything was sent: the value came from a server
             // (an ETag echoed in If-Range) or from a file's stored validator.
