@@ -22,15 +22,9 @@ extension Download {
 
     /// The file goes out to `descriptor` in order through a reorder window; no journal.
     /// `path` is what the report names ("-": standard output).
-    func writeInOrder(
-        to descriptor: Int32, path: String = "-", requester: Requester, session: Session, started: Double,
-        progress: (DownloadProgress) -> Void, notice: (String) -> Void
-    ) throws(FastgetError) -> DownloadReport {
-        let tell: (String) -> Void = { [hub] in
-            notice($0)
-            hub.publish(.notice($0))
-        }
-        let (resource, _, via, _) = try probeOrFailOver(requester, opening: false, tell: tell)
+    func writeInOrder(to descriptor: Int32, path: String = "-", _ run: RunContext) throws(FastgetError) -> DownloadReport {
+        let requester = run.requester
+        let (resource, _, via, _) = try probeOrFailOver(requester, opening: false, tell: run.tell)
         var options = self.options
         options.stealsWork = false
         options.hedgesTails = false
@@ -41,7 +35,7 @@ extension Download {
         let ranges = Download.orderedRanges(resource)
         let plan = ConnectionPlan.resolve(
             options, ConnectionPlan.Work(ranged: segmented, inOrder: true, unfinished: ranges.count, remaining: length),
-            cap: session.maximumConnectionsPerHost)
+            cap: run.session.maximumConnectionsPerHost)
         let workers = plan.first
         let window = ReorderWindow(
             descriptor: descriptor,
@@ -51,7 +45,7 @@ extension Download {
             checksum: expectedChecksum(resource)?.algorithm)
         let mirrors =
             segmented
-            ? usableMirrors(of: resource, requester, expected: expectedChecksum(resource), recorded: [], standingIn: via, tell: tell).usable
+            ? usableMirrors(of: resource, requester, expected: expectedChecksum(resource), recorded: [], standingIn: via, tell: run.tell).usable
             : []
         let transfer = Transfer(
             requester: requester, originalURL: via?.given ?? url, resource: resource, output: window, options: options,
@@ -60,9 +54,9 @@ extension Download {
         defer { control.withLock { $0.transfer = nil } }
         let coordinator = Coordinator(
             transfer: transfer, table: SegmentTable(ranges: ranges), plan: plan,
-            checkpointer: nil, segmented: segmented, started: started, window: window, threads: session.workerThreads)
+            checkpointer: nil, segmented: segmented, started: run.started, window: window, threads: run.session.workerThreads)
         do {
-            try run(coordinator, progress: progress, notice: notice)
+            try drive(coordinator, run)
         } catch let error where transfer.control.resourceChanged || transfer.control.rangesLost {
             // Bytes already went out: a stream cannot start over.
             throw FastgetError(.protocolViolation, "\(error.message); the bytes already written to the stream cannot be taken back")
@@ -83,9 +77,7 @@ extension Download {
                     "\(checksum.algorithm.rawValue) of the stream is \(actual), not \(checksum.hex)\(source(of: resource, checksum))")
             }
         }
-        var streamed = report(
-            path: path, bytes: emitted, started: started, workers: workers, transfer: transfer, requester: requester,
-            resumedBytes: 0, resource: resource)
+        var streamed = run.report(path: path, bytes: emitted, workers: workers, transfer: transfer, resumedBytes: 0, resource: resource)
         streamed.streamed = true
         streamed.plannedConnections = plan.connections
         streamed.verifiedDigest = expectedChecksum(resource) // checked above

@@ -18,17 +18,26 @@ extension Download {
             if control.stop != nil { probing.stop() } // asked for before there was a probe to stop
         }
         defer { control.withLock { $0.probing = nil } }
-        func tell(_ text: String) {
-            notice(text)
-            hub.publish(.notice(text))
+        // The context holds the closures for this call only (it is handed down, never kept).
+        let result = withoutActuallyEscaping(progress) { progress in
+            withoutActuallyEscaping(notice) { notice in
+                Result { () throws(FastgetError) -> DownloadReport in
+                    try perform(
+                        RunContext(
+                            session: session, requester: requester, started: started, progress: progress, notice: notice, hub: hub))
+                }
+            }
         }
+        return try result.get()
+    }
+
+    /// The run's steps: a stream, an unchanged file, or probe, start point, transfer and rename
+    /// (again from the probe when the file changed on the server, at most `maximumRestarts`).
+    private func perform(_ run: RunContext) throws(FastgetError) -> DownloadReport {
+        let requester = run.requester
         try prepareDirectory()
-        if let report = try writeAsStream(
-            requester: requester, session: session, started: started, progress: progress, notice: notice)
-        {
-            return report
-        }
-        if let unchanged = try unchangedSince(requester, started: started, tell: tell) { return unchanged }
+        if let report = try writeAsStream(run) { return report }
+        if let unchanged = try unchangedSince(run) { return unchanged }
         var restarts = 0
         var singleStream = false
         var ownership: FileLock?
@@ -44,7 +53,7 @@ extension Download {
             let via: ProbedMirror?
             let identity: RemoteResource
             (resource, unread, via, identity) = try probeOrFailOver(
-                requester, opening: restarts == 0 && !singleStream && mayOpen(look?.files), tell: tell)
+                requester, opening: restarts == 0 && !singleStream && mayOpen(look?.files), tell: run.tell)
             defer { unread?.connection.shutdown() }
             let destination = try ownDestination(for: identity, ownership: &ownership)
             // The early look serves the first pass at the name it was taken for, no other; its
@@ -55,12 +64,12 @@ extension Download {
             guard
                 let start = try StartPoint.prepare(
                     destination: destination, url: url, resource: identity,
-                    options: options, singleStream: singleStream, look: seen, started: started, notice: tell, stop: stopAsked)
+                    options: options, singleStream: singleStream, look: seen, started: run.started, notice: run.tell, stop: stopAsked)
             else {
-                return try alreadyComplete(destination, resource, started: started, requester: requester)
+                return try alreadyComplete(destination, resource, run)
             }
-            if restarts == 0 { tellWhenOneConnection(resource, tell: tell) }
-            let mirrors = mirrors(for: start, resource, requester, standingIn: via, tell: tell)
+            if restarts == 0 { tellWhenOneConnection(resource, run) }
+            let mirrors = mirrors(for: start, resource, requester, standingIn: via, tell: run.tell)
             let transfer = makeTransfer(requester, resource, start, taking: &unread, mirrors: mirrors, via: via)
             defer { transfer.closeOpened() }
             begin(
@@ -68,17 +77,17 @@ extension Download {
                 resumedBytes: start.resumedBytes)
             defer { control.withLock { $0.transfer = nil } }
 
-            let coordinator = coordinator(for: transfer, start, session: session, started: started)
+            let coordinator = coordinator(for: transfer, start, run)
             do {
-                try run(coordinator, progress: progress, notice: notice)
+                try drive(coordinator, run)
             } catch {
-                try startOver(after: error, transfer, start, restarts: &restarts, singleStream: &singleStream, tell: tell)
+                try startOver(after: error, transfer, start, restarts: &restarts, singleStream: &singleStream, tell: run.tell)
                 continue
             }
-            let length = try finish(start, transfer: transfer, buffers: coordinator.buffers, tell: tell)
-            var done = report(
-                path: destination, bytes: length, started: started, workers: transfer.mostWorkers.load(ordering: .relaxed),
-                table: start.table, transfer: transfer, requester: requester, resumedBytes: start.resumedBytes,
+            let length = try complete(start, transfer: transfer, buffers: coordinator.buffers, tell: run.tell)
+            var done = run.report(
+                path: destination, bytes: length, workers: transfer.mostWorkers.load(ordering: .relaxed),
+                table: start.table, transfer: transfer, resumedBytes: start.resumedBytes,
                 resource: resource, earlier: start.earlierSeconds)
             done.verifiedDigest = expectedChecksum(resource, recorded: start.recordedDigest) // finish checked it
             done.plannedConnections = coordinator.plan.connections
@@ -113,13 +122,9 @@ extension Download {
     /// The report for a file already complete at `destination` (`-c` on a file of the server's
     /// length, or a run that stopped after its rename): with a digest to meet, the file is
     /// checked first, so that a file of the right length and other bytes is not called done.
-    private func alreadyComplete(
-        _ destination: String, _ resource: RemoteResource, started: Double, requester: Requester
-    ) throws(FastgetError) -> DownloadReport {
+    private func alreadyComplete(_ destination: String, _ resource: RemoteResource, _ run: RunContext) throws(FastgetError) -> DownloadReport {
         let length = resource.length ?? 0
-        var done = report(
-            path: destination, bytes: length, started: started, workers: 0, requester: requester, resumedBytes: length,
-            resource: resource)
+        var done = run.report(path: destination, bytes: length, workers: 0, resumedBytes: length, resource: resource)
         if let checksum = expectedChecksum(resource) {
             let actual: String
             do throws(FastgetError) {
@@ -159,7 +164,8 @@ extension Download {
     /// The pass over `start`, with the count its plan gives: fixed, or automatic, growing up to
     /// the session's per-host cap on each host of the file's servers (mirrors on one host share
     /// its cap), each connection past the first reserved from that host's allowance.
-    private func coordinator(for transfer: Transfer, _ start: StartPoint, session: Session, started: Double) -> Coordinator {
+    private func coordinator(for transfer: Transfer, _ start: StartPoint, _ run: RunContext) -> Coordinator {
+        let session = run.session
         var hosts: [String] = []
         for source in transfer.sources where !hosts.contains(transfer.url(of: source).host) {
             hosts.append(transfer.url(of: source).host)
@@ -173,7 +179,7 @@ extension Download {
         let allowances = hosts.map(session.allowance)
         return Coordinator(
             transfer: transfer, table: start.table, plan: plan, checkpointer: start.checkpointer, segmented: start.segmented,
-            started: started, earlier: start.earlierSeconds, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances),
+            started: run.started, earlier: start.earlierSeconds, allowance: allowances.count == 1 ? allowances[0] : SpreadAllowance(allowances),
             threads: session.workerThreads)
     }
 
@@ -206,14 +212,14 @@ extension Download {
 
     /// One notice when the connections asked for (`segments` above 1) cannot be had: the
     /// server serves no ranges, or gives no length to split.
-    private func tellWhenOneConnection(_ resource: RemoteResource, tell: (String) -> Void) {
+    private func tellWhenOneConnection(_ resource: RemoteResource, _ run: RunContext) {
         guard let asked = options.segments, asked > 1, !resource.isSegmentable, resource.length != 0 else { return }
-        tell(resource.acceptsRanges ? "server gives no length: one connection" : "server does not accept ranges: one connection")
+        run.tell(resource.acceptsRanges ? "server gives no length: one connection" : "server does not accept ranges: one connection")
     }
 
     /// After a transfer that ended without failure: checks that the whole file is in, verifies
     /// its checksum, renames it into place and drops the journal. Returns the file's length.
-    private func finish(
+    private func complete(
         _ start: StartPoint, transfer: Transfer, buffers: BufferPool, tell: (String) -> Void
     ) throws(FastgetError) -> Int64 {
         let length = start.segmented ? transfer.resource.length! : transfer.streamedLength.load(ordering: .acquiring)
@@ -291,44 +297,22 @@ extension Download {
     /// How far back `DownloadProgress.bytesPerSecond` looks.
     static let speedSeconds = 3.0
 
-    /// Runs `coordinator`, handing its snapshots (with their speed) to `progress`, the workers' notices to
-    /// `notice`, and everything to the observers.
-    func run(
-        _ coordinator: Coordinator, progress: (DownloadProgress) -> Void,
-        notice: (String) -> Void
-    ) throws(FastgetError) {
+    /// Runs `coordinator`, handing its snapshots (with their speed) to the run's `progress`,
+    /// the workers' notices to its `notice`, and everything to the observers.
+    func drive(_ coordinator: Coordinator, _ run: RunContext) throws(FastgetError) {
         var window = SpeedWindow(seconds: Download.speedSeconds)
         try coordinator.run(
             progress: { [hub] snapshot in
                 let snapshot = snapshot.measured(by: &window)
-                progress(snapshot)
+                run.progress(snapshot)
                 hub.publish(.progress(snapshot))
             },
             events: { [hub] events in
                 for event in events {
-                    if case .notice(let text) = event { notice(text) }
+                    if case .notice(let text) = event { run.notice(text) }
                     hub.publish(event)
                 }
             })
-    }
-
-    func report(
-        path: String, bytes: Int64, started: Double, workers: Int, table: SegmentTable? = nil,
-        transfer: Transfer? = nil, requester: Requester, resumedBytes: Int64, resource: RemoteResource, earlier: Double = 0
-    ) -> DownloadReport {
-        let statistics = requester.statistics
-        var report = DownloadReport(
-            path: path, bytes: bytes, seconds: MonotonicClock.seconds() - started, workers: workers,
-            steals: table?.steals.load(ordering: .relaxed) ?? 0,
-            hedges: table?.hedgesWon.load(ordering: .relaxed) ?? 0,
-            hedgesLost: table?.hedgesLost.load(ordering: .relaxed) ?? 0,
-            connections: statistics.connections, fullHandshakes: statistics.fullHandshakes,
-            resumedHandshakes: statistics.resumedHandshakes,
-            retries: transfer?.retries.load(ordering: .relaxed) ?? 0,
-            resumedBytes: resumedBytes, resource: resource)
-        report.totalSeconds = earlier + report.seconds
-        if let transfer { report.sources = transfer.sourceFigures() }
-        return report
     }
 
     /// The digest the file must have: the one asked for, else the one the server announced,

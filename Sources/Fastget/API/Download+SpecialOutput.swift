@@ -30,22 +30,13 @@ extension Download {
     /// Downloads to `options.outputDescriptor`, or into `destination` as a stream when it is not
     /// a regular file; nil when it is one, or nothing is there (the usual `.part` and rename
     /// then apply).
-    func writeAsStream(
-        requester: Requester, session: Session, started: Double, progress: (DownloadProgress) -> Void, notice: (String) -> Void
-    ) throws(FastgetError) -> DownloadReport? {
-        if let descriptor = options.outputDescriptor {
-            return try writeInOrder(to: descriptor, requester: requester, session: session, started: started, progress: progress, notice: notice)
-        }
+    func writeAsStream(_ run: RunContext) throws(FastgetError) -> DownloadReport? {
+        if let descriptor = options.outputDescriptor { return try writeInOrder(to: descriptor, run) }
         guard destinationGiven else { return nil }
         let path = destination
-        func tell(_ text: String) {
-            notice(text)
-            hub.publish(.notice(text))
-        }
         func stream(to descriptor: Int32) throws(FastgetError) -> DownloadReport {
-            if options.continuePartial { tell("-c does not apply to \(path), which is not a regular file: the whole file is written to it") }
-            return try writeInOrder(
-                to: descriptor, path: path, requester: requester, session: session, started: started, progress: progress, notice: notice)
+            if options.continuePartial { run.tell("-c does not apply to \(path), which is not a regular file: the whole file is written to it") }
+            return try writeInOrder(to: descriptor, path: path, run)
         }
         if let descriptor = Download.standardDescriptor(path) { return try stream(to: descriptor) }
         switch FileSystem.kind(path) {
@@ -61,7 +52,7 @@ extension Download {
             let file: FileDescriptor?
             do {
                 file = try FileDescriptor.openForStreaming(path) {
-                    if !told { tell("waiting for a reader of \(path)") }
+                    if !told { run.tell("waiting for a reader of \(path)") }
                     told = true
                     return waitForStop(seconds: 0.1) != nil
                 }

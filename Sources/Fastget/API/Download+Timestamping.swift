@@ -3,7 +3,8 @@
 extension Download {
     /// The report of a download that found its file unchanged on the server (nothing fetched);
     /// nil when there is no file to compare, nothing to compare it by, or it changed.
-    func unchangedSince(_ requester: Requester, started: Double, tell: (String) -> Void) throws(FastgetError) -> DownloadReport? {
+    func unchangedSince(_ run: RunContext) throws(FastgetError) -> DownloadReport? {
+        let requester = run.requester
         let path = destination
         guard options.timestamping, FileSystem.kind(path) == .regular, let size = FileSystem.size(path) else { return nil }
         let prober = Prober(requester: requester, track: { [control] in control.withLock { $0.probing }?.track(0, $0) })
@@ -15,10 +16,10 @@ extension Download {
         }
         requester.events.take().forEach(hub.publish)
         guard let reason else { return nil }
-        tell("\(path) is unchanged on the server (\(reason)); nothing fetched")
+        run.tell("\(path) is unchanged on the server (\(reason)); nothing fetched")
         let resource = RemoteResource(
             url: url, length: size, acceptsRanges: false, etag: nil, lastModified: nil, contentDisposition: nil)
-        return report(path: path, bytes: size, started: started, workers: 0, requester: requester, resumedBytes: size, resource: resource)
+        return run.report(path: path, bytes: size, workers: 0, resumedBytes: size, resource: resource)
     }
 
     /// Why the file at `path` (`size` bytes) is the server's current one, nil when it is not

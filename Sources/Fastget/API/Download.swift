@@ -196,7 +196,7 @@ public final class Download: Sendable {
         } catch {
             result = .failure(error)
         }
-        return try finish(result).get()
+        return try conclude(result).get()
     }
 
     /// Starts the download on a thread of its own and returns at once (from `queued` or
@@ -207,27 +207,25 @@ public final class Download: Sendable {
                 _ = try PosixThread(stackSize: 1 << 20, body)
                 return nil
             } catch {
-                return error.reason
+                return FastgetError(.localIO, "cannot start a download thread: \(error.reason)").caused(by: error)
             }
         }
     }
 
     /// `start` on a queue's kept threads.
     func start(on runners: Runners) {
-        start { body in runners.submit(body) ? nil : "no thread could be started" }
+        start { body in runners.submit(body) ? nil : FastgetError(.localIO, "cannot start a download thread: no thread could be started") }
     }
 
     /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.
-    private func start(launch: (@escaping @Sendable () -> Void) -> String?) {
+    private func start(launch: (@escaping @Sendable () -> Void) -> FastgetError?) {
         let (startable, drain) = control.withLock { control in
             let (launch, events) = control.machine.start()
             return (launch, hub.post(events))
         }
         deliverLater(drain)
         guard startable else { return }
-        if let reason = launch({ [self] in _ = try? self.execute(resumingPaused: false) }) {
-            _ = finish(.failure(FastgetError(.localIO, "cannot start a download thread: \(reason)")))
-        }
+        if let failure = launch({ [self] in _ = try? self.execute(resumingPaused: false) }) { _ = conclude(.failure(failure)) }
     }
 
     /// Stops the transfer and keeps it resumable: the workers stop, a last checkpoint is taken,
@@ -325,7 +323,7 @@ public final class Download: Sendable {
 
     /// The end of a run: its outcome decides the state (paused, cancelled, completed or failed).
     /// Files go before the state changes, so an observer that sees `cancelled` sees them gone.
-    private func finish(_ result: Result<DownloadReport, FastgetError>) -> Result<DownloadReport, FastgetError> {
+    private func conclude(_ result: Result<DownloadReport, FastgetError>) -> Result<DownloadReport, FastgetError> {
         let (next, removingFiles) = control.withLock { control in
             control.transfer = nil
             return control.machine.ending(result)
