@@ -84,6 +84,9 @@ extension Download {
                 try startOver(after: error, transfer, start, restarts: &restarts, singleStream: &singleStream, tell: run.tell)
                 continue
             }
+            // Its connections are back in the pool: a queue may start the next file while this
+            // one syncs (on a disk, the sync is most of a small file's time).
+            control.withLock { $0.finishing }?(self)
             let length = try complete(start, transfer: transfer, buffers: coordinator.buffers, tell: run.tell)
             var done = run.report(
                 path: destination, bytes: length, workers: transfer.mostWorkers.load(ordering: .relaxed),

@@ -57,10 +57,12 @@ public final class Download: Sendable {
         var probing: ConnectionRegistry?
         /// The stop asked for during the current run (the machine's).
         var stop: StopRequest? { machine.stop }
-        /// Set by a queue: where `resume` sends the download instead of starting it, and what to
-        /// call once a pause or the end has been told to every observer.
+        /// Set by a queue: where `resume` sends the download instead of starting it, what to
+        /// call once a pause or the end has been told to every observer, and what to call when
+        /// its bytes are all in and only the sync and rename are left.
         var scheduler: (@Sendable (Download) -> Void)?
         var settled: (@Sendable (Download) -> Void)?
+        var finishing: (@Sendable (Download) -> Void)?
     }
 
     /// - Parameters:
@@ -301,11 +303,16 @@ public final class Download: Sendable {
         }
     }
 
-    /// Lets a queue decide when a resumed download starts, and learn when it has paused or
-    /// ended (after every observer has been told).
-    func schedule(with scheduler: @escaping @Sendable (Download) -> Void, settled: @escaping @Sendable (Download) -> Void) {
+    /// Lets a queue decide when a resumed download starts, and learn when it only has its sync
+    /// and rename left (`finishing`) and when it has paused or ended (after every observer has
+    /// been told).
+    func schedule(
+        with scheduler: @escaping @Sendable (Download) -> Void, finishing: @escaping @Sendable (Download) -> Void,
+        settled: @escaping @Sendable (Download) -> Void
+    ) {
         control.withLock {
             $0.scheduler = scheduler
+            $0.finishing = finishing
             $0.settled = settled
         }
     }

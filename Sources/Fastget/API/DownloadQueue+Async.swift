@@ -38,3 +38,35 @@ extension DownloadQueue {
     }
 }
 #endif
+
+/// The idle waits `idle()` registers, ended by the queue once nothing is queued or running.
+extension DownloadQueue {
+    /// A number for a new `idle()` wait.
+    func newIdleWait() -> Int {
+        state.withLock { entries in
+            entries.lastWaiter += 1
+            return entries.lastWaiter
+        }
+    }
+
+    /// Registers `waiter` as wait `number`, or calls it at once: with false when `cancelled`
+    /// says the wait is cancelled already, else with true when the queue is idle.
+    func addIdleWaiter(_ number: Int, cancelled: @Sendable () -> Bool, _ waiter: @escaping @Sendable (Bool) -> Void) {
+        let now = state.withLock { entries -> Bool? in
+            if cancelled() { return false }
+            if entries.isIdle { return true }
+            entries.idleWaiters[number] = waiter
+            return nil
+        }
+        if let now { waiter(now) }
+    }
+
+    /// How many `idle()` waits are registered and have not ended (for tests: the task of a wait
+    /// counted here is suspended on it, or about to be).
+    var idleWaitCount: Int { state.withLock { $0.idleWaiters.count } }
+
+    /// Ends the wait numbered `number` as cancelled, unless it has ended.
+    func endIdleWait(_ number: Int) {
+        state.withLock { $0.idleWaiters.removeValue(forKey: number) }?(false)
+    }
+}

@@ -21,14 +21,17 @@ public final class DownloadQueue: Sendable {
     public let session: Session
     private let ownsSession: Bool
 
-    private let state = Locked(Entries())
+    /// The entries, under their lock (the idle waits in DownloadQueue+Async.swift use it too).
+    let state = Locked(Entries())
     private let idle = WakeSignal()
     private let runners: Runners
 
-    private struct Entries: Sendable {
+    struct Entries: Sendable {
         var downloads: [Download] = []
-        /// Downloads the queue started that have not yet paused or ended.
+        /// Downloads the queue started that have not yet paused or ended, and those of them
+        /// with only their sync and rename left, which hold no slot.
         var launched: Set<ObjectIdentifier> = []
+        var finishing: Set<ObjectIdentifier> = []
         /// What `onEvent` registered (by token): every download of the queue tells them.
         var observers: [Int: @Sendable (Download, DownloadEvent) -> Void] = [:]
         /// `pauseAll` was called and `resumeAll` was not since: what is added waits paused.
@@ -51,7 +54,8 @@ public final class DownloadQueue: Sendable {
 
     /// - Parameters:
     ///   - directory: where files, `.part` files and journals go.
-    ///   - maximumActive: downloads running at once (at least 1).
+    ///   - maximumActive: downloads running at once (at least 1). A download whose bytes are all
+    ///     in no longer counts while it syncs and is renamed: the next one starts meanwhile.
     ///   - options: the options of every download added (each saves into `directory`).
     ///   - restore: rebuild paused entries from the journals in `directory`.
     ///   - session: shared with other downloads and queues; nil: the queue's own.
@@ -65,7 +69,7 @@ public final class DownloadQueue: Sendable {
         self.directory = directory
         self.maximumActive = maximumActive
         self.session = session ?? (try! Session()) // its own: its own worker threads too
-        runners = Runners(limit: maximumActive)
+        runners = Runners(limit: 2 * maximumActive) // as many again for files syncing
         ownsSession = session == nil
         var options = options
         options.directory = directory
@@ -270,6 +274,13 @@ public final class DownloadQueue: Sendable {
     private func manage(_ download: Download) {
         download.schedule(
             with: { [weak self] _ in self?.requeue() },
+            finishing: { [weak self] download in
+                guard let self else { return }
+                self.state.withLock { entries in
+                    if entries.launched.contains(ObjectIdentifier(download)) { entries.finishing.insert(ObjectIdentifier(download)) }
+                }
+                self.pump()
+            },
             settled: { [weak self] download in
                 guard let self else { return }
                 // A download resumed by an observer as it paused is queued again while still
@@ -277,6 +288,7 @@ public final class DownloadQueue: Sendable {
                 let again = !download.state.isFinal
                 self.state.withLock { entries in
                     entries.launched.remove(ObjectIdentifier(download))
+                    entries.finishing.remove(ObjectIdentifier(download))
                     if again { entries.next = 0 }
                 }
                 self.pump()
@@ -297,7 +309,7 @@ public final class DownloadQueue: Sendable {
             var index = entries.next
             // `next` moves past what is settled for now: ended, launched or paused.
             var settled = true
-            while index < entries.downloads.count && entries.launched.count < maximumActive {
+            while index < entries.downloads.count && entries.launched.count - entries.finishing.count < maximumActive {
                 let download = entries.downloads[index]
                 let key = ObjectIdentifier(download)
                 index += 1
@@ -333,35 +345,6 @@ public final class DownloadQueue: Sendable {
             return Array(entries.idleWaiters.values)
         }
         for waiter in waiters { waiter(true) }
-    }
-
-    /// A number for a new `idle()` wait.
-    func newIdleWait() -> Int {
-        state.withLock { entries in
-            entries.lastWaiter += 1
-            return entries.lastWaiter
-        }
-    }
-
-    /// Registers `waiter` as wait `number`, or calls it at once: with false when `cancelled`
-    /// says the wait is cancelled already, else with true when the queue is idle.
-    func addIdleWaiter(_ number: Int, cancelled: @Sendable () -> Bool, _ waiter: @escaping @Sendable (Bool) -> Void) {
-        let now = state.withLock { entries -> Bool? in
-            if cancelled() { return false }
-            if entries.isIdle { return true }
-            entries.idleWaiters[number] = waiter
-            return nil
-        }
-        if let now { waiter(now) }
-    }
-
-    /// How many `idle()` waits are registered and have not ended (for tests: the task of a wait
-    /// counted here is suspended on it, or about to be).
-    var idleWaitCount: Int { state.withLock { $0.idleWaiters.count } }
-
-    /// Ends the wait numbered `number` as cancelled, unless it has ended.
-    func endIdleWait(_ number: Int) {
-        state.withLock { $0.idleWaiters.removeValue(forKey: number) }?(false)
     }
 
     /// Hands the queue's handlers every event of `download` (registered before it can start).

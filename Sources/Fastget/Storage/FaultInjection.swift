@@ -43,6 +43,18 @@ package enum FaultInjection {
         digestReaders.withLock { $0[path] }?()
     }
 
+    private static let finalSyncs = Locked<[String: @Sendable () -> Void]>([:])
+
+    /// Calls `body` before the sync that precedes the final rename of `path` (a `.part`), on
+    /// the download's thread: a test holds a file in its sync.
+    package static func beforeFinalSync(of path: String, _ body: (@Sendable () -> Void)?) {
+        finalSyncs.withLock { $0[path] = body }
+    }
+
+    static func willSyncForRename(_ path: String) {
+        finalSyncs.withLock { $0[path] }?()
+    }
+
     /// Whether a sync of the output file `path` must fail.
     static func shouldFailSync(_ path: String) -> Bool {
         failingSyncs.withLock { $0.contains(path) }

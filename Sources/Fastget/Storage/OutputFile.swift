@@ -222,6 +222,9 @@ final class OutputFile: WriteTarget, Sendable {
         }
         if let modified { HTTPDate.setModificationTime(handle.descriptor, seconds: modified) }
         if let mark { CompletionMark.mark(handle, as: mark) }
+        #if FASTGET_FAULTS
+        FaultInjection.willSyncForRename(partPath)
+        #endif
         try sync("fsync") { () throws(SystemError) in try handle.sync() }
         try checkIsAt(partPath, "while it was downloaded")
         do {

@@ -1,0 +1,38 @@
+@testable import Fastget
+import FastgetTestSupport
+import Foundation
+import Testing
+
+/// A queue's file whose bytes are all in holds no slot while it syncs and is renamed: on a
+/// disk the sync is most of a small file's time, and the next file downloads meanwhile.
+@Suite struct QueueFinishingTests {
+    @Test func theNextFileStartsWhileTheLastOneSyncs() throws {
+        let (first, second) = (testBytes(count: 100_000, seed: 41), testBytes(count: 100_000, seed: 42))
+        let server = try TestServer { request in
+            .file(TestFile(request.target.hasSuffix("a.bin") ? first : second))
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.segments = 1
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
+        let secondStarted = DispatchSemaphore(value: 0)
+        queue.onEvent { download, event in
+            if download.url.target.hasSuffix("b.bin"), case .stateChanged(.probing) = event { secondStarted.signal() }
+        }
+        // The first file's sync waits (at most 10 s) for the second file to start.
+        let sawSecond = Locked<Bool?>(nil)
+        let part = directory.file("a.bin.part")
+        FaultInjection.beforeFinalSync(of: part) {
+            sawSecond.withLock { $0 = secondStarted.wait(timeout: .now() + 10) == .success }
+        }
+        defer { FaultInjection.beforeFinalSync(of: part, nil) }
+        _ = try queue.add(server.url("/a.bin"))
+        _ = try queue.add(server.url("/b.bin"))
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(sawSecond.withLock { $0 } == true, "the second file waited for the first one's sync")
+        #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(first))
+        #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(second))
+        #expect(queue.downloads.allSatisfy { $0.state == .completed })
+    }
+}
