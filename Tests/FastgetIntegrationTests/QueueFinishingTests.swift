@@ -35,4 +35,39 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(second))
         #expect(queue.downloads.allSatisfy { $0.state == .completed })
     }
+
+    /// Two entries whose server gives both one name: the second waits for the first one's
+    /// rename (its lock), then replaces the file as asked, instead of failing on the lock.
+    @Test func aSecondFileOfTheSameNameWaitsForTheFirstOnesRename() throws {
+        let (first, second) = (testBytes(count: 100_000, seed: 43), testBytes(count: 100_000, seed: 44))
+        var (fileA, fileB) = (TestFile(first), TestFile(second))
+        fileA.extraFields = ["Content-Disposition: attachment; filename=\"same.bin\""]
+        fileB.extraFields = fileA.extraFields
+        let files = (fileA, fileB)
+        let server = try TestServer { request in .file(request.target.hasSuffix("a") ? files.0 : files.1) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        (options.segments, options.replacesExistingFile) = (1, true)
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
+        let secondStarted = DispatchSemaphore(value: 0)
+        queue.onEvent { download, event in
+            if download.url.target.hasSuffix("b"), case .stateChanged(.probing) = event { secondStarted.signal() }
+        }
+        let held = Locked(false)
+        let part = directory.file("same.bin.part")
+        FaultInjection.beforeFinalSync(of: part) {
+            let first = held.withLock { was in
+                defer { was = true }
+                return !was
+            }
+            guard first else { return }
+            _ = secondStarted.wait(timeout: .now() + 10) // the first file's sync, while the second probes
+        }
+        defer { FaultInjection.beforeFinalSync(of: part, nil) }
+        let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(downloads.map(\.state) == [.completed, .completed])
+        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
+    }
 }

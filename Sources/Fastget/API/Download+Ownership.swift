@@ -1,10 +1,16 @@
 /// One owner per download: whoever writes `NAME.part` and `NAME.fastget` holds the lock on
 /// `NAME.fastget.lock` for as long as it does. A second download of the same destination — in
-/// another process or in this one — is refused at once and touches nothing.
+/// another process or in this one — is refused at once and touches nothing; except that one
+/// of this process waits for a download that only syncs and renames the file now (a queue
+/// started the next file meanwhile), since that one ends without waiting for anything.
 extension Download {
+    /// The lock paths held by downloads of this process that only sync and rename now.
+    static let finishing = FinishingOwners()
+
     /// Takes the lock on `destination`'s files; throws `.cannotCreateOutput` when another
-    /// download holds it.
-    static func own(_ destination: String) throws(FastgetError) -> FileLock {
+    /// download holds it (after waiting, unless `stopped`, for one of this process that is
+    /// finishing).
+    static func own(_ destination: String, stopped: () -> Bool = { false }) throws(FastgetError) -> FileLock {
         let files = SidecarFiles(destination)
         try files.checkNameLength()
         let path = files.lock
@@ -21,6 +27,7 @@ extension Download {
             throw FastgetError.local(error, path: path, creating: true)
         }
         guard let lock else {
+            if Download.finishing.waitWhileHeld(path, unless: stopped) { return try own(destination, stopped: stopped) }
             throw FastgetError(
                 .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
                 remedy: .waitOrSaveElsewhere)
@@ -56,8 +63,33 @@ extension Download {
         if ownership?.path != SidecarFiles(destination).lock {
             ownership?.release()
             ownership = nil
-            ownership = try Download.own(destination)
+            ownership = try Download.own(destination, stopped: { [control] in control.withLock { $0.stop } != nil })
         }
         return destination
+    }
+}
+
+/// Lock paths whose holders (downloads of this process) only sync and rename their file now.
+final class FinishingOwners: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var paths: Set<String> = [] // guarded by `monitor`
+
+    func add(_ path: String) { monitor.locked { _ = paths.insert(path) } }
+
+    func remove(_ path: String) {
+        monitor.locked {
+            paths.remove(path)
+            monitor.broadcast()
+        }
+    }
+
+    /// Waits while `path` is held by a finishing download, looking at `stopped` every tenth
+    /// of a second; returns whether it was held (so the caller tries the lock again).
+    func waitWhileHeld(_ path: String, unless stopped: () -> Bool) -> Bool {
+        monitor.locked {
+            guard paths.contains(path) else { return false }
+            while paths.contains(path) && !stopped() { _ = monitor.wait(until: MonotonicClock.seconds() + 0.1) }
+            return true
+        }
     }
 }

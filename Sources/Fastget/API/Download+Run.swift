@@ -41,7 +41,11 @@ extension Download {
         var restarts = 0
         var singleStream = false
         var ownership: FileLock?
-        defer { ownership?.release() }
+        var finishingPath: String?
+        defer {
+            ownership?.release()
+            if let finishingPath { Download.finishing.remove(finishingPath) }
+        }
         var look = try earlyLook(&ownership)
         while true {
             advance(to: .probing)
@@ -85,8 +89,13 @@ extension Download {
                 continue
             }
             // Its connections are back in the pool: a queue may start the next file while this
-            // one syncs (on a disk, the sync is most of a small file's time).
-            control.withLock { $0.finishing }?(self)
+            // one checks, syncs and renames it (on a disk, the sync is most of a small file's
+            // time). Another download of this name waits for it meanwhile (`own`).
+            if let hook = control.withLock({ $0.finishing }), let held = ownership?.path {
+                Download.finishing.add(held)
+                finishingPath = held
+                hook(self)
+            }
             let length = try complete(start, transfer: transfer, buffers: coordinator.buffers, tell: run.tell)
             var done = run.report(
                 path: destination, bytes: length, workers: transfer.mostWorkers.load(ordering: .relaxed),

@@ -1,4 +1,5 @@
-/// Downloads into one directory, at most `maximumActive` at a time, in the order they were added.
+/// Downloads into one directory, at most `maximumActive` at a time, in the order they were added
+/// (one whose bytes are all in is checked, synced and renamed while the next one downloads).
 ///
 /// - Adding a URL that is already in the queue (queued, running or paused) returns that download
 ///   instead of a second one; a URL whose download has ended is added afresh.
@@ -11,7 +12,8 @@
 public final class DownloadQueue: Sendable {
     /// Where files, `.part` files and journals go.
     public let directory: String
-    /// How many downloads run at once.
+    /// How many downloads run at once, besides those whose bytes are all in and that are being
+    /// checked, synced and renamed (up to as many again).
     public let maximumActive: Int
     /// The options each download gets (`output` and `directory` are set per download).
     public let options: DownloadOptions
@@ -55,7 +57,8 @@ public final class DownloadQueue: Sendable {
     /// - Parameters:
     ///   - directory: where files, `.part` files and journals go.
     ///   - maximumActive: downloads running at once (at least 1). A download whose bytes are all
-    ///     in no longer counts while it syncs and is renamed: the next one starts meanwhile.
+    ///     in no longer counts while it is checked, synced and renamed: the next one starts
+    ///     meanwhile (so its events may come before the first one's `completed`).
     ///   - options: the options of every download added (each saves into `directory`).
     ///   - restore: rebuild paused entries from the journals in `directory`.
     ///   - session: shared with other downloads and queues; nil: the queue's own.
@@ -69,7 +72,7 @@ public final class DownloadQueue: Sendable {
         self.directory = directory
         self.maximumActive = maximumActive
         self.session = session ?? (try! Session()) // its own: its own worker threads too
-        runners = Runners(limit: 2 * maximumActive) // as many again for files syncing
+        runners = Runners(limit: maximumActive > Int.max / 2 ? Int.max : 2 * maximumActive) // as many again for files syncing
         ownsSession = session == nil
         var options = options
         options.directory = directory
@@ -242,6 +245,7 @@ public final class DownloadQueue: Sendable {
         state.withLock { entries in
             entries.downloads.removeAll { $0 === download }
             entries.launched.remove(ObjectIdentifier(download))
+            entries.finishing.remove(ObjectIdentifier(download))
             entries.next = 0
         }
         pump()

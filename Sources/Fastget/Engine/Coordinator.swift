@@ -283,8 +283,9 @@ struct Coordinator {
                 // The step is judged as what it is: fewer connections than it asked for.
                 governor.limited(to: crew.active, now: now)
                 reason += "; the session's thread limit allows \(crew.active)"
+            } else if started == 0 {
+                return
             }
-            guard started > 0 else { return }
             count = crew.active
         } else if count < active {
             crew.shrink(to: count) // their connections go back to the cap as they end
