@@ -13,7 +13,7 @@ enum Batch {
             reader = try ListReader(path)
         } catch {
             Console.error("cannot read \(name): \(error.message)")
-            return FastgetError.Code.notFound.exitCode
+            return ExitStatus.of(.notFound)
         }
         let queue: DownloadQueue
         do throws(FastgetError) {
@@ -22,7 +22,7 @@ enum Batch {
                 options: invocation.options, restore: false, session: try invocation.session())
         } catch {
             Console.error(error.message, hint: error.commandLineHint)
-            return error.exitCode
+            return ExitStatus.of(error)
         }
         // Armed before the list is read: a list from a pipe may take its time, and Ctrl-C or
         // --max-time must end that wait as they end the downloads.
@@ -39,7 +39,7 @@ enum Batch {
         if stopped { queue.pauseAll() } // a download added as the signal came
         if list.count == 0 && !stopped && list.firstFailure == nil {
             Console.error("no URLs in \(name)")
-            return FastgetError.Code.usage.exitCode
+            return ExitStatus.of(.usage)
         }
         queue.waitUntilIdle()
         display?.clear()
@@ -56,10 +56,10 @@ enum Batch {
         if paused {
             if SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent) {
                 Console.write("fastget: stopped after --max-time \(Format.duration(invocation.maximumTime)); run the same command again to resume\n")
-                return FastgetError.Code.temporary.exitCode
+                return ExitStatus.of(.temporary)
             }
             Console.write("fastget: interrupted; run the same command again to resume\n")
-            return FastgetError.Code.cancelled.exitCode
+            return ExitStatus.of(.cancelled)
         }
         if !invocation.quiet && !invocation.json && list.count > 0 {
             Console.write("fastget: \(completed) of \(list.count) downloads complete\n")
@@ -116,7 +116,7 @@ enum Batch {
     private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: inout Listed, url: String? = nil) {
         Console.error(error.message, hint: error.commandLineHint)
         if invocation.json { JSONEvents.error(error, url: url) }
-        list.firstFailure = list.firstFailure ?? error.exitCode
+        list.firstFailure = list.firstFailure ?? ExitStatus.of(error)
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
@@ -150,7 +150,7 @@ enum Batch {
             do throws(FastgetError) {
                 _ = try download.run() // an ended download gives its outcome again
             } catch {
-                return error.exitCode
+                return ExitStatus.of(error)
             }
         }
         return ExitStatus.success

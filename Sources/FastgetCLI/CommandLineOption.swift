@@ -85,7 +85,7 @@ struct CommandLineOption {
                 note: "default: .", aliases: ["-P", "--directory-prefix", "--output-dir", "--dir"]),
             .init(
                 nil, "overwrite", .flag(\.options.replacesExistingFile), "replace an existing file",
-                note: "default: refuse, exit \(FastgetError.Code.cannotCreateOutput.exitCode)", aliases: ["--allow-overwrite=true"]),
+                note: "default: refuse, exit \(ExitStatus.of(.cannotCreateOutput))", aliases: ["--allow-overwrite=true"]),
             .init(
                 "c", "continue", .flag(\.options.continuePartial), "continue a partial file left without a journal",
                 note: "e.g. by curl or wget"),

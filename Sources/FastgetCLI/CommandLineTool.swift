@@ -19,12 +19,12 @@ package enum CommandLineTool {
                 if let status = CookieOptions.checkSavePath(invocation, lossy: lossy) { exit(status) }
                 guard try Password.ask(&invocation) else {
                     Console.write("fastget: cancelled\n")
-                    exit(FastgetError.Code.cancelled.exitCode)
+                    exit(ExitStatus.of(.cancelled))
                 }
             }
         } catch {
             Console.error(error.message, hint: "see fastget --help")
-            exit(FastgetError.Code.usage.exitCode)
+            exit(ExitStatus.of(.usage))
         }
 
         if invocation.showHelp {

@@ -90,9 +90,9 @@ enum CookieOptions {
         if path == "-" {
             guard invocation.options.outputDescriptor != nil || invocation.json || invocation.writeOut != nil else { return nil }
             Console.error("--save-cookies - and the download's output both want standard output", hint: "save the cookies to a file")
-            return FastgetError.Code.usage.exitCode
+            return ExitStatus.of(.usage)
         }
-        let cannotCreate = FastgetError.Code.cannotCreateOutput.exitCode
+        let cannotCreate = ExitStatus.of(.cannotCreateOutput)
         if lossy.contains(path) {
             Console.error(
                 "\(path) holds lines or cookies that were not read: saving would delete them",
@@ -125,7 +125,7 @@ enum CookieOptions {
             try jar.save(to: path)
         } catch {
             Console.error("cannot save the cookies: \(error.message)", hint: error.commandLineHint)
-            return status == ExitStatus.success ? error.code.exitCode : status
+            return status == ExitStatus.success ? ExitStatus.of(error.code) : status
         }
         return status
     }

@@ -15,7 +15,7 @@ enum DryRun {
         } catch {
             if invocation.json { JSONEvents.error(error) }
             Console.error(error.message, hint: error.commandLineHint)
-            return error.exitCode
+            return ExitStatus.of(error)
         }
     }
 

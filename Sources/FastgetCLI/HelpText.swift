@@ -49,26 +49,26 @@ enum HelpText {
     /// What each exit status means; several codes share some of them (69, 76).
     static let exitCodes: [(Int32, String)] = [
         (ExitStatus.success, "the file is complete under its final name"),
-        (FastgetError.Code.usage.exitCode, "usage: bad option or URL (nothing was sent)"),
+        (ExitStatus.of(.usage), "usage: bad option or URL (nothing was sent)"),
         (
-            FastgetError.Code.clientError.exitCode,
+            ExitStatus.of(.clientError),
             "client error: any other HTTP 4xx (400, 405, 409, 418, 451...), not retried"
         ),
         (
-            FastgetError.Code.notFound.exitCode,
+            ExitStatus.of(.notFound),
             "not found: HTTP 404/410, a 204/205 to the GET (no file), or no CA certificates (--cacert unreadable, no system bundle)"
         ),
-        (FastgetError.Code.hostNotFound.exitCode, "the host name does not resolve"),
+        (ExitStatus.of(.hostNotFound), "the host name does not resolve"),
         (
-            FastgetError.Code.unavailable.exitCode,
+            ExitStatus.of(.unavailable),
             "unavailable: connection refused or unreachable, HTTP 500 after retries, any other 5xx (501, 505, 520-524...): not retried"
         ),
-        (FastgetError.Code.cannotCreateOutput.exitCode, "the output exists (use --overwrite) or cannot be created"),
-        (FastgetError.Code.localIO.exitCode, "local I/O error, e.g. disk full or a file larger than the free space"),
-        (FastgetError.Code.temporary.exitCode, "temporary failure after retries: timeout, dropped connection, 408/425/429/502/503/504"),
-        (FastgetError.Code.protocolViolation.exitCode, "protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected"),
-        (FastgetError.Code.accessDenied.exitCode, "access denied: HTTP 401/403/407"),
-        (FastgetError.Code.cancelled.exitCode, "interrupted (Ctrl-C, SIGTERM): the journal is kept; run the same command to resume"),
+        (ExitStatus.of(.cannotCreateOutput), "the output exists (use --overwrite) or cannot be created"),
+        (ExitStatus.of(.localIO), "local I/O error, e.g. disk full or a file larger than the free space"),
+        (ExitStatus.of(.temporary), "temporary failure after retries: timeout, dropped connection, 408/425/429/502/503/504"),
+        (ExitStatus.of(.protocolViolation), "protocol or TLS failure: invalid response, wrong range, bad redirect, certificate rejected"),
+        (ExitStatus.of(.accessDenied), "access denied: HTTP 401/403/407"),
+        (ExitStatus.of(.cancelled), "interrupted (Ctrl-C, SIGTERM): the journal is kept; run the same command to resume"),
     ]
 
     /// `text` after `first` (padded to `indent` columns, or two spaces past it when longer),

@@ -89,7 +89,7 @@ enum JSONEvents {
         line(
             "error",
             [
-                ("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(error.exitCode))),
+                ("code", .string(error.code.rawValue)), ("exit_code", .int(Int64(ExitStatus.of(error)))),
                 ("message", .string(error.message)), ("hint", JSON.optional(error.commandLineHint)),
             ], url: url)
     }

@@ -44,7 +44,7 @@ enum SignalWatcher {
                 action.body()
                 sigwait(&signals, &received)
                 Console.write("\nfastget: interrupted again; exiting now (the last checkpoint stays valid)\n")
-                _exit(FastgetError.Code.cancelled.exitCode)
+                _exit(ExitStatus.of(.cancelled))
             }, box)
         if result == 0 {
             pthread_detach(thread)

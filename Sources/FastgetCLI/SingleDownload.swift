@@ -63,7 +63,7 @@ enum SingleDownload {
                     throw FastgetError(.temporary, "stopped after --max-time \(limit)", hint: error.commandLineHint)
                 }
                 Console.write(stop.line(error, toStream: download.writesAsStream, maximumTime: timedOut ? invocation.maximumTime : nil))
-                return timedOut ? FastgetError.Code.temporary.exitCode : error.exitCode
+                return timedOut ? ExitStatus.of(.temporary) : ExitStatus.of(error)
             }
             line?.clear()
             outcome = .success(report)
@@ -73,7 +73,7 @@ enum SingleDownload {
             if outcome == nil { outcome = .failure(error) }
             if invocation.json { JSONEvents.error(error) }
             Console.error(error.message, hint: error.commandLineHint)
-            return error.exitCode
+            return ExitStatus.of(error)
         }
     }
 

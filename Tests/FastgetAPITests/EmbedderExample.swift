@@ -19,8 +19,8 @@ func downloadAll(_ urls: [String], into directory: String, print: @escaping @Sen
         case .completed(let report):
             print("\(report.path): done, \(report.bytes) bytes in \(report.seconds) s")
         case .failed(let error):
-            // A typed error: a category, the exit code the CLI would use, one sentence.
-            print("\(download.url): failed (\(error.code), exit \(error.exitCode)): \(error.message)")
+            // A typed error: a category (its `code`), one sentence, and what to do (`remedy`).
+            print("\(download.url): failed (\(error.code)): \(error.message)")
         default:
             break
         }

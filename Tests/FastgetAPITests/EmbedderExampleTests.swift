@@ -26,6 +26,6 @@ import Testing
         #expect(printed.contains { $0.hasPrefix(directory.file("a.bin") + ": done, 524288 bytes in ") })
         #expect(printed.contains { $0.contains("of 524288 bytes") })
         #expect(
-            printed.contains { $0.hasSuffix("/gone.bin: failed (not-found, exit 66): server answered 404 Status for \(server.url("/gone.bin"))") })
+            printed.contains { $0.hasSuffix("/gone.bin: failed (not-found): server answered 404 Status for \(server.url("/gone.bin"))") })
     }
 }

@@ -43,7 +43,7 @@ import Testing
             try download.run()
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 76 && error.message.hasPrefix("md5 of \(directory.file("f.bin.part")) is ")
+            return error.code == .protocolViolation && error.message.hasPrefix("md5 of \(directory.file("f.bin.part")) is ")
                 && error.message.hasSuffix(", not 00000000000000000000000000000000")
         }
         #expect(download.state == .failed)
@@ -53,7 +53,7 @@ import Testing
 
     @Test(arguments: ["sha-256", "crc32=abcd", "sha-1=12", "md5=zz000000000000000000000000000000"])
     func malformedChecksumsAreUsageErrors(text: String) {
-        #expect { try Checksum(text) } throws: { ($0 as? FastgetError)?.exitCode == 64 }
+        #expect { try Checksum(text) } throws: { ($0 as? FastgetError)?.code == .usage }
     }
 
     @Test func checksumsParseInEveryForm() throws {

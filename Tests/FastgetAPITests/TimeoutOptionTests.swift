@@ -33,7 +33,7 @@ import Testing
         #expect {
             try Download(url: "http://127.0.0.1:9/f", options: options)
         } throws: { error in
-            (error as? FastgetError)?.exitCode == 64
+            (error as? FastgetError)?.code == .usage
         }
     }
 
@@ -57,7 +57,7 @@ import Testing
         ] {
             var changed = DownloadOptions()
             refused(&changed)
-            #expect { try Download(url: "http://127.0.0.1:9/f", options: changed) } throws: { ($0 as? FastgetError)?.exitCode == 64 }
+            #expect { try Download(url: "http://127.0.0.1:9/f", options: changed) } throws: { ($0 as? FastgetError)?.code == .usage }
         }
         #expect(DownloadOptions.speedTimeRange == 1...86_400)
     }

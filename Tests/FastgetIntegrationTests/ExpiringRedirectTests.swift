@@ -96,7 +96,7 @@ import Testing
             try Download(url: server.url("/file"), options: options(directory)).run()
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 77 && error.message.hasPrefix("server answered 403 ")
+            return error.code == .accessDenied && error.message.hasPrefix("server answered 403 ")
                 && error.message.hasSuffix("/signed/2") && error.hint?.hasPrefix("run the download again to resume") == true
         }
         // Re-resolved once, not in a loop.

@@ -66,7 +66,7 @@ struct NginxTests {
         #expect {
             try Download(url: nginx.url("/missing.bin"), options: options).run()
         } throws: { error in
-            (error as? FastgetError)?.exitCode == 66
+            (error as? FastgetError)?.code == .notFound
         }
     }
 }
@@ -124,7 +124,7 @@ struct TLSTests {
             let url = nginx.url("/file.bin", host: "127.0.0.1", scheme: "https")
             let rejected = run(url, into: directory) { $0.caFile = certificates.caCertificate }
             guard case .failure(let error) = rejected else { Issue.record("expected a failure"); return }
-            #expect(error.exitCode == 76 && error.code == .tls)
+            #expect(error.code == .tls)
             #expect(error.message.contains("mismatch"), "\(error.message)")
             let insecure = run(url, into: directory) { $0.verifiesCertificates = false }
             #expect(throws: Never.self) { try insecure.get() }
@@ -137,7 +137,7 @@ struct TLSTests {
             let url = nginx.url("/file.bin", host: "localhost", scheme: "https")
             let rejected = run(url, into: directory) { _ in }
             guard case .failure(let error) = rejected else { Issue.record("expected a failure"); return }
-            #expect(error.exitCode == 76)
+            #expect(error.code == .tls)
             #expect(error.message.contains("unable to get local issuer certificate"), "\(error.message)")
             let insecure = run(url, into: directory) { $0.verifiesCertificates = false }
             #expect(throws: Never.self) { try insecure.get() }
@@ -153,7 +153,7 @@ struct TLSTests {
             $0.caFile = certificates.caCertificate
         }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.exitCode == 76)
+        #expect(error.code == .tls)
         #expect(error.message == "TLS with localhost:\(nginx.port): certificate verification failed: certificate has expired")
     }
 
@@ -180,7 +180,7 @@ struct TLSTests {
                 $0.caFile = certificates.caCertificate
             }
             guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-            #expect(error.exitCode == 76 && error.message.contains("from https to http"))
+            #expect(error.code == .protocolViolation && error.message.contains("from https to http"))
         }
     }
 
@@ -191,7 +191,8 @@ struct TLSTests {
             }
             guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
             #expect(
-                error.exitCode == 66 && error.message.hasSuffix("cannot read CA file \(directory.file("no-such-ca.pem")): No such file or directory"),
+                error.code == .notFound
+                    && error.message.hasSuffix("cannot read CA file \(directory.file("no-such-ca.pem")): No such file or directory"),
                 "\(error.message)")
             try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: directory.file("junk.pem")))
             let junk = run(nginx.url("/file.bin", host: "localhost", scheme: "https"), into: directory) { $0.caFile = directory.file("junk.pem") }

@@ -21,7 +21,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, output) = try download(server.url(), segments: 2)
         defer { directory.remove() }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.code == .protocolViolation && error.exitCode == 76)
+        #expect(error.code == .protocolViolation)
         #expect(error.message.contains("Content-Range"))
         #expect(!FileManager.default.fileExists(atPath: output))
         // The .part file holds no byte of the rejected responses (it is still all zeros).
@@ -101,7 +101,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, output) = try download(server.url(), segments: 2)
         defer { directory.remove() }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.exitCode == 76 && error.httpStatus == 416)
+        #expect(error.code == .protocolViolation && error.httpStatus == 416)
         #expect(error.message.hasPrefix("server answered 416 "), "\(error.message)")
         #expect(FileManager.default.fileExists(atPath: output + ".fastget"))
     }
@@ -133,7 +133,7 @@ private let data = testBytes(count: (1 << 20) + 3)
             try Download(url: server.url(), options: options).run()
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
-            return error.exitCode == exit && error.httpStatus == status && !error.message.contains("\n")
+            return error.code.commandExitStatus == exit && error.httpStatus == status && !error.message.contains("\n")
                 && error.hint?.hasPrefix("run the download again to resume") == true
         }
         // 5xx is retried (retries = 1), 4xx is not.

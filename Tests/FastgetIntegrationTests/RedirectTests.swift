@@ -35,7 +35,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, _) = try download(server.url("/a"))
         defer { directory.remove() }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.message.contains("redirect loop") && error.exitCode == 76)
+        #expect(error.message.contains("redirect loop") && error.code == .protocolViolation)
     }
 
     @Test func followsTwentyRedirectsByDefaultAndMaximumRedirectsWhenSet() throws {
@@ -46,7 +46,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (tooMany, directory, _) = try download(server.url("/0"))
         defer { directory.remove() }
         guard case .failure(let error) = tooMany else { Issue.record("expected a failure"); return }
-        #expect(error.message.contains("more than 20 redirects") && error.exitCode == 76, "\(error.message)")
+        #expect(error.message.contains("more than 20 redirects") && error.code == .protocolViolation, "\(error.message)")
         #expect(error.remedy == .followMoreRedirects && error.hint == "raise maximumRedirects to follow more")
         let (twentyHops, other, _) = try download(server.url("/1"))
         defer { other.remove() }

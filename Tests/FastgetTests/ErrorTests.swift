@@ -9,7 +9,7 @@ import Testing
         (.protocolViolation, 76), (.tls, 76), (.accessDenied, 77), (.cancelled, 130),
     ])
     func eachCodeHasItsExitCode(code: FastgetError.Code, exit: Int32) {
-        #expect(code.exitCode == exit)
+        #expect(code.commandExitStatus == exit)
         #expect(FastgetError.Code(rawValue: code.rawValue) == code)
     }
 
@@ -20,7 +20,7 @@ import Testing
     ])
     func httpStatusesMapToExitCodes(status: Int, exit: Int32) throws {
         let error = FastgetError.status(status, reason: "Reason", url: try HTTPURL("http://h/f"))
-        #expect(error.exitCode == exit)
+        #expect(error.code.commandExitStatus == exit)
         // Only these may pass on their own; the rest answer the same again.
         #expect(error.isRetryable == [408, 425, 429, 500, 502, 503, 504].contains(status), "\(status)")
         #expect(error.httpStatus == status)
@@ -43,7 +43,7 @@ import Testing
 
     @Test func unknownCodesStayGeneric() {
         let code = FastgetError.Code(rawValue: "something-new")
-        #expect(code.exitCode == 1 && !code.isRetryable)
+        #expect(code.commandExitStatus == 1 && !code.isRetryable)
     }
 
     @Test func optionsAreValidated() {

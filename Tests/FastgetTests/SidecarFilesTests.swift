@@ -75,7 +75,7 @@ import Testing
             refused = false
         } catch {
             refused = true
-            #expect(error.exitCode == 73 && error.message.contains("is \(bytes) bytes; fastget needs at most 225"))
+            #expect(error.code == .cannotCreateOutput && error.message.contains("is \(bytes) bytes; fastget needs at most 225"))
         }
         #expect(refused == (bytes > 225))
     }

@@ -1,13 +1,18 @@
 /// Why a download failed: a code that decides the exit status and retry policy, one full
 /// sentence for people, and an optional hint for what to do next.
 public struct FastgetError: Error, Sendable, CustomStringConvertible {
-    /// An extensible error code. Each code has one exit code (sysexits) and one retry policy,
-    /// decided here and nowhere else.
+    /// An extensible error code. Each code has one retry policy, decided here and nowhere else.
+    /// (The `fastget` command maps each code to its exit status, which each code's description
+    /// names; a program embedding the library decides its own.)
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// A stable name ("not-found"), for logs and JSON.
         public let rawValue: String
-        /// The process exit status for this code (sysexits.h values, 130 for interruption).
-        public let exitCode: Int32
+        /// The status the `fastget` command exits with for this code (sysexits.h values, 130
+        /// for interruption); kept for code written before the command mapped them itself.
+        @available(*, deprecated, message: "the fastget command's exit status: map `code` to your program's own")
+        public var exitCode: Int32 { commandExitStatus }
+        /// What `exitCode` gives.
+        let commandExitStatus: Int32
         /// Whether repeating the same request may succeed (network hiccups, busy servers).
         public let isRetryable: Bool
 
@@ -18,7 +23,7 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
 
         init(_ rawValue: String, exit: Int32, retryable: Bool = false) {
             self.rawValue = rawValue
-            self.exitCode = exit
+            self.commandExitStatus = exit
             self.isRetryable = retryable
         }
 
@@ -170,7 +175,8 @@ public struct FastgetError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The exit status the `fastget` command uses for it (the README and the man page list them).
-    public var exitCode: Int32 { code.exitCode }
+    @available(*, deprecated, message: "the fastget command's exit status: map `code` to your program's own")
+    public var exitCode: Int32 { code.commandExitStatus }
     /// Whether trying again later may succeed.
     public var isRetryable: Bool { code.isRetryable }
     /// The message.
