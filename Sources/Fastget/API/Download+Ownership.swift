@@ -57,7 +57,11 @@ extension Download {
     func ownDestination(for resource: RemoteResource, ownership: inout FileLock?) throws(FastgetError) -> String {
         if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
             let path = options.directory == "." ? name : options.directory + "/" + name
-            control.withLock { $0.destination = path }
+            let (old, moved) = control.withLock { control in
+                defer { control.destination = path }
+                return (control.destination, control.moved)
+            }
+            if old != path { moved?(self, old, path) }
         }
         let destination = self.destination
         if ownership?.path != SidecarFiles(destination).lock {

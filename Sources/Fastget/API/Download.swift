@@ -63,6 +63,8 @@ public final class Download: Sendable {
         var scheduler: (@Sendable (Download) -> Void)?
         var settled: (@Sendable (Download) -> Void)?
         var finishing: (@Sendable (Download) -> Void)?
+        /// Set by a queue: told when a server's name becomes the destination (old, new).
+        var moved: (@Sendable (Download, String, String) -> Void)?
     }
 
     /// - Parameters:
@@ -307,11 +309,12 @@ public final class Download: Sendable {
     /// and rename left (`finishing`) and when it has paused or ended (after every observer has
     /// been told).
     func schedule(
-        with scheduler: @escaping @Sendable (Download) -> Void, finishing: @escaping @Sendable (Download) -> Void,
-        settled: @escaping @Sendable (Download) -> Void
+        with scheduler: @escaping @Sendable (Download) -> Void, moved: @escaping @Sendable (Download, String, String) -> Void,
+        finishing: @escaping @Sendable (Download) -> Void, settled: @escaping @Sendable (Download) -> Void
     ) {
         control.withLock {
             $0.scheduler = scheduler
+            $0.moved = moved
             $0.finishing = finishing
             $0.settled = settled
         }

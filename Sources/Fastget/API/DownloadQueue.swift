@@ -49,6 +49,19 @@ public final class DownloadQueue: Sendable {
         /// when the wait was cancelled. (Closures: the static build has no concurrency types.)
         var idleWaiters: [Int: @Sendable (Bool) -> Void] = [:]
         var lastWaiter = 0
+        /// The queue's download for each URL (without credentials; one per URL: adding a URL
+        /// whose downloads all ended replaces them), and the first to claim each destination,
+        /// ended ones included (a server's name moves its download's claim: `moved`).
+        var byURL: [String: Download] = [:]
+        var byDestination: [String: Download] = [:]
+
+        /// The download of `url` that has not ended, if there is one.
+        func live(_ url: String) -> Download? {
+            guard let download = byURL[url] else { return nil }
+            if !download.state.isFinal { return download }
+            // Journals restored for two destinations of one URL: another may still be going.
+            return downloads.first { $0.urlWithoutCredentials == url && !$0.state.isFinal }
+        }
 
         /// No download is queued or running.
         var isIdle: Bool { launched.isEmpty && !downloads.contains { $0.state == .queued || $0.state.isActive } }
@@ -154,14 +167,10 @@ public final class DownloadQueue: Sendable {
             candidates.append(candidate)
         }
         let outcome = state.withLock { queue -> Result<[Download], FastgetError> in
-            let placing = DownloadQueue.place(candidates, in: queue.downloads)
-            guard case .success(let (downloads, placed, added)) = placing else {
-                return placing.map { _ in [] } // nothing changed
+            DownloadQueue.place(candidates, in: &queue).map { placing in
+                placing.added.forEach(tell(about:))
+                return placing.placed
             }
-            if downloads.count != queue.downloads.count + added.count { queue.next = 0 } // the places moved
-            queue.downloads = downloads
-            added.forEach(tell(about:))
-            return .success(placed)
         }
         let placed = try outcome.get()
         let added = Set(candidates.map(ObjectIdentifier.init))
@@ -177,44 +186,6 @@ public final class DownloadQueue: Sendable {
         }
         pump()
         return placed
-    }
-
-    /// Where `candidates` go among `downloads`: each to the download there (or earlier among
-    /// them) for its URL that has not ended, else appended, in place of ended ones for its URL.
-    /// Fails when another URL saves to a candidate's destination. Looks at each download once.
-    private static func place(
-        _ candidates: [Download], in downloads: [Download]
-    ) -> Result<(downloads: [Download], placed: [Download], added: [Download]), FastgetError> {
-        var live: [String: Download] = [:]
-        // Ended downloads count too: a list read as it arrives adds its lines after earlier
-        // ones have finished, and those files are the run's results.
-        var owners: [String: Download] = [:]
-        for download in downloads {
-            let url = download.urlWithoutCredentials
-            if live[url] == nil && !download.state.isFinal { live[url] = download }
-            if owners[download.destination] == nil { owners[download.destination] = download }
-        }
-        var placed: [Download] = []
-        var added: [Download] = []
-        for candidate in candidates {
-            let url = candidate.urlWithoutCredentials
-            if let existing = live[url] {
-                placed.append(existing)
-                continue
-            }
-            if let clash = owners[candidate.destination], clash.urlWithoutCredentials != url {
-                return .failure(
-                    FastgetError(
-                        .cannotCreateOutput,
-                        "\(candidate.destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
-                        remedy: .anotherDestination))
-            }
-            (live[url], owners[candidate.destination]) = (candidate, candidate)
-            placed.append(candidate)
-            added.append(candidate)
-        }
-        let replaced = Set(added.map(\.urlWithoutCredentials))
-        return .success((downloads.filter { !replaced.contains($0.urlWithoutCredentials) } + added, placed, added))
     }
 
     /// Pauses every download (running ones checkpoint and stop; queued ones wait), and those
@@ -244,6 +215,8 @@ public final class DownloadQueue: Sendable {
         if deletingFiles { download.cancelAndDelete() } else { download.cancel() }
         state.withLock { entries in
             entries.downloads.removeAll { $0 === download }
+            if entries.byURL[download.urlWithoutCredentials] === download { entries.byURL[download.urlWithoutCredentials] = nil }
+            entries.byDestination = entries.byDestination.filter { $0.value !== download }
             entries.launched.remove(ObjectIdentifier(download))
             entries.finishing.remove(ObjectIdentifier(download))
             entries.next = 0
@@ -278,6 +251,7 @@ public final class DownloadQueue: Sendable {
     private func manage(_ download: Download) {
         download.schedule(
             with: { [weak self] _ in self?.requeue() },
+            moved: { [weak self] download, old, new in self?.moved(download, from: old, to: new) },
             finishing: { [weak self] download in
                 guard let self else { return }
                 self.state.withLock { entries in
@@ -374,7 +348,11 @@ public final class DownloadQueue: Sendable {
                     url: journal.url, destination: files.destination,
                     options: options, session: session, state: .paused)
             else { continue }
-            state.withLock { $0.downloads.append(download) }
+            state.withLock { entries in
+                entries.downloads.append(download)
+                entries.byURL[download.urlWithoutCredentials] = entries.byURL[download.urlWithoutCredentials] ?? download
+                entries.byDestination[download.destination] = entries.byDestination[download.destination] ?? download
+            }
             tell(about: download)
             manage(download)
         }
