@@ -71,3 +71,48 @@ import Testing
         #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
     }
 }
+
+/// A download waiting for a finishing one's lock obeys a pause at once (it does not spin on
+/// the lock until the other lets go).
+@Suite struct QueueLockWaitTests {
+    @Test func aPauseWhileWaitingForTheNameStopsTheWait() throws {
+        let (first, second) = (testBytes(count: 100_000, seed: 45), testBytes(count: 100_000, seed: 46))
+        var (fileA, fileB) = (TestFile(first), TestFile(second))
+        fileA.extraFields = ["Content-Disposition: attachment; filename=\"same.bin\""]
+        fileB.extraFields = fileA.extraFields
+        let files = (fileA, fileB)
+        let server = try TestServer { request in .file(request.target.hasSuffix("a") ? files.0 : files.1) }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        (options.segments, options.replacesExistingFile) = (1, true)
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
+        let (secondStarted, secondPaused, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        queue.onEvent { download, event in
+            guard download.url.target.hasSuffix("b") else { return }
+            if case .stateChanged(.probing) = event { secondStarted.signal() }
+            if case .stateChanged(.paused) = event { secondPaused.signal() }
+        }
+        let part = directory.file("same.bin.part")
+        FaultInjection.beforeFinalSync(of: part) {
+            _ = secondStarted.wait(timeout: .now() + 10)
+            _ = go.wait(timeout: .now() + 20) // held until the second has paused
+        }
+        defer { FaultInjection.beforeFinalSync(of: part, nil) }
+        let waiting = DispatchSemaphore(value: 0)
+        let lock = directory.file("same.bin.fastget.lock")
+        FaultInjection.onLockWait(of: lock) { waiting.signal() }
+        defer { FaultInjection.onLockWait(of: lock, nil) }
+        let a = try queue.add(server.url("/a"))
+        let b = try queue.add(server.url("/b"))
+        #expect(secondStarted.wait(timeout: .now() + 10) == .success)
+        secondStarted.signal() // for the hook
+        #expect(waiting.wait(timeout: .now() + 10) == .success, "the second download never waited for the name")
+        b.pause()
+        #expect(secondPaused.wait(timeout: .now() + 10) == .success, "the waiting download did not pause: \(b.state)")
+        go.signal()
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(a.state == .completed && b.state == .paused)
+        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(first))
+    }
+}

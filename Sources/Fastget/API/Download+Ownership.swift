@@ -8,31 +8,35 @@ extension Download {
     static let finishing = FinishingOwners()
 
     /// Takes the lock on `destination`'s files; throws `.cannotCreateOutput` when another
-    /// download holds it (after waiting, unless `stopped`, for one of this process that is
-    /// finishing).
-    static func own(_ destination: String, stopped: () -> Bool = { false }) throws(FastgetError) -> FileLock {
+    /// download holds it (after waiting for one of this process that is finishing), or
+    /// `.cancelled` when `stopped` gives a reason while it waits.
+    static func own(_ destination: String, stopped: () -> String? = { nil }) throws(FastgetError) -> FileLock {
         let files = SidecarFiles(destination)
         try files.checkNameLength()
         let path = files.lock
-        let lock: FileLock?
-        do {
-            lock = try FileLock.acquire(path)
-        } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
-            // A symbolic link, FIFO, device or directory there: never opened (`FileLock.acquire`).
-            if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
-            throw FastgetError(
-                .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
-                remedy: .moveAwayOrSaveElsewhere)
-        } catch {
-            throw FastgetError.local(error, path: path, creating: true)
+        while true {
+            let lock: FileLock?
+            do {
+                lock = try FileLock.acquire(path)
+            } catch let error where error.errno == Errno.fileExists || error.errno == Errno.tooManySymbolicLinkLevels {
+                // A symbolic link, FIFO, device or directory there: never opened (`FileLock.acquire`).
+                if let kind = FileSystem.entryKind(path), kind != .regular { throw SidecarFiles.refusal(path, kind) }
+                throw FastgetError(
+                    .cannotCreateOutput, "\(path) exists and is not a fastget lock; leaving it alone",
+                    remedy: .moveAwayOrSaveElsewhere)
+            } catch {
+                throw FastgetError.local(error, path: path, creating: true)
+            }
+            if let lock { return lock }
+            switch Download.finishing.waitWhileHeld(path, unless: stopped) {
+            case .released: continue // the finishing holder let go: try again
+            case .stopped(let reason): throw FastgetError(.cancelled, reason)
+            case .notFinishing:
+                throw FastgetError(
+                    .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
+                    remedy: .waitOrSaveElsewhere)
+            }
         }
-        guard let lock else {
-            if Download.finishing.waitWhileHeld(path, unless: stopped) { return try own(destination, stopped: stopped) }
-            throw FastgetError(
-                .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",
-                remedy: .waitOrSaveElsewhere)
-        }
-        return lock
     }
 
     /// Takes the destination's lock before the first request and looks at its files once
@@ -43,9 +47,9 @@ extension Download {
     func earlyLook(_ ownership: inout FileLock?) throws(FastgetError) -> (files: SidecarFiles.Look, at: String)? {
         guard options.outputDescriptor == nil else { return nil }
         do {
-            ownership = try Download.own(destination)
+            ownership = try Download.own(destination, stopped: { [control] in control.withLock { $0.stop?.reason } })
         } catch {
-            if destinationGiven { throw error }
+            if destinationGiven || error.code == .cancelled { throw error }
             return nil
         }
         let destination = self.destination
@@ -57,43 +61,60 @@ extension Download {
     func ownDestination(for resource: RemoteResource, ownership: inout FileLock?) throws(FastgetError) -> String {
         if !destinationGiven, let name = resource.contentDisposition.flatMap(FileName.fromContentDisposition) {
             let path = options.directory == "." ? name : options.directory + "/" + name
-            let (old, moved) = control.withLock { control in
-                defer { control.destination = path }
-                return (control.destination, control.moved)
-            }
+            // The queue moves the claim first: an add meanwhile already sees the name taken.
+            let (old, moved) = control.withLock { ($0.destination, $0.moved) }
             if old != path { moved?(self, old, path) }
+            control.withLock { $0.destination = path }
         }
         let destination = self.destination
         if ownership?.path != SidecarFiles(destination).lock {
             ownership?.release()
             ownership = nil
-            ownership = try Download.own(destination, stopped: { [control] in control.withLock { $0.stop } != nil })
+            ownership = try Download.own(destination, stopped: { [control] in control.withLock { $0.stop?.reason } })
         }
         return destination
     }
 }
 
-/// Lock paths whose holders (downloads of this process) only sync and rename their file now.
+/// Lock paths whose holders (downloads of this process) only check, sync and rename their
+/// file now, counted (a path can be held, given up and held again by the next one).
 final class FinishingOwners: @unchecked Sendable {
     private let monitor = Monitor()
-    private var paths: Set<String> = [] // guarded by `monitor`
+    private var paths: [String: Int] = [:] // guarded by `monitor`
 
-    func add(_ path: String) { monitor.locked { _ = paths.insert(path) } }
+    func add(_ path: String) { monitor.locked { paths[path, default: 0] += 1 } }
 
     func remove(_ path: String) {
         monitor.locked {
-            paths.remove(path)
+            let left = paths[path, default: 1] - 1
+            paths[path] = left > 0 ? left : nil
             monitor.broadcast()
         }
     }
 
+    /// How a wait for a finishing holder ended.
+    enum Wait {
+        /// No download of this process that is finishing holds it: another does.
+        case notFinishing
+        /// It let go: the lock may be free now.
+        case released
+        /// The waiting download was stopped, for this reason.
+        case stopped(String)
+    }
+
     /// Waits while `path` is held by a finishing download, looking at `stopped` every tenth
-    /// of a second; returns whether it was held (so the caller tries the lock again).
-    func waitWhileHeld(_ path: String, unless stopped: () -> Bool) -> Bool {
+    /// of a second.
+    func waitWhileHeld(_ path: String, unless stopped: () -> String?) -> Wait {
         monitor.locked {
-            guard paths.contains(path) else { return false }
-            while paths.contains(path) && !stopped() { _ = monitor.wait(until: MonotonicClock.seconds() + 0.1) }
-            return true
+            guard paths[path] != nil else { return .notFinishing }
+            #if FASTGET_FAULTS
+            FaultInjection.willWaitForLock(path)
+            #endif
+            while paths[path] != nil {
+                if let reason = stopped() { return .stopped(reason) }
+                _ = monitor.wait(until: MonotonicClock.seconds() + 0.1)
+            }
+            return .released
         }
     }
 }

@@ -18,7 +18,8 @@ extension DownloadQueue {
             let destination = candidate.destination
             // Ended downloads count too: a list read as it arrives adds its lines after earlier
             // ones have finished, and those files are the run's results.
-            if let clash = byDestination[destination] ?? entries.byDestination[destination], clash.urlWithoutCredentials != url {
+            let claims = (byDestination[destination].map { [$0] } ?? []) + (entries.byDestination[destination] ?? [])
+            if let clash = claims.first(where: { $0.urlWithoutCredentials != url }) {
                 return .failure(
                     FastgetError(
                         .cannotCreateOutput,
@@ -30,26 +31,51 @@ extension DownloadQueue {
             added.append(candidate)
         }
         for download in added {
-            let url = download.urlWithoutCredentials
-            if entries.byURL[url] != nil { // every download of this URL has ended: they go
-                let ended = entries.downloads.filter { $0.urlWithoutCredentials == url }
-                entries.downloads.removeAll { $0.urlWithoutCredentials == url }
-                entries.byDestination = entries.byDestination.filter { claim in !ended.contains { $0 === claim.value } }
-                entries.next = 0
-            }
-            entries.downloads.append(download)
-            entries.byURL[url] = download
-            entries.byDestination[download.destination] = download
+            let ended = entries.byURL[download.urlWithoutCredentials] ?? [] // all ended: they go
+            ended.forEach { entries.delete($0) }
+            entries.insert(download)
         }
         return .success((placed, added))
     }
 
-    /// `download` now saves to `destination` (a name its server gave): it claims that name if
-    /// nothing did, and no longer the one it had.
+    /// `download` now saves to `destination` (a name its server gave): it claims that name,
+    /// and no longer the one it had. Nothing for a download no longer in the queue.
     func moved(_ download: Download, from old: String, to destination: String) {
         state.withLock { entries in
-            if entries.byDestination[old] === download { entries.byDestination[old] = nil }
-            if entries.byDestination[destination] == nil { entries.byDestination[destination] = download }
+            guard entries.byDestination[old]?.contains(where: { $0 === download }) == true else { return }
+            entries.byDestination[old]?.removeAll { $0 === download }
+            if entries.byDestination[old]?.isEmpty == true { entries.byDestination[old] = nil }
+            entries.byDestination[destination, default: []].append(download)
         }
+    }
+}
+
+extension DownloadQueue.Entries {
+    /// The download of `url` that has not ended, if there is one.
+    func live(_ url: String) -> Download? { byURL[url]?.first { !$0.state.isFinal } }
+
+    /// Appends `download` and files it under its URL and destination.
+    mutating func insert(_ download: Download) {
+        downloads.append(download)
+        byURL[download.urlWithoutCredentials, default: []].append(download)
+        byDestination[download.destination, default: []].append(download)
+    }
+
+    /// Takes `download` out of the list and the indexes (its claim too, wherever it is filed).
+    mutating func delete(_ download: Download) {
+        guard let index = downloads.firstIndex(where: { $0 === download }) else { return }
+        downloads.remove(at: index)
+        next = 0
+        Self.drop(download, from: &byURL, at: download.urlWithoutCredentials)
+        // Filed under its destination, unless a server's name is being given to it right now.
+        let filed =
+            byDestination[download.destination]?.contains { $0 === download } == true
+            ? download.destination : byDestination.first { $0.value.contains { $0 === download } }?.key
+        if let filed { Self.drop(download, from: &byDestination, at: filed) }
+    }
+
+    private static func drop(_ download: Download, from index: inout [String: [Download]], at key: String) {
+        index[key]?.removeAll { $0 === download }
+        if index[key]?.isEmpty == true { index[key] = nil }
     }
 }

@@ -49,19 +49,11 @@ public final class DownloadQueue: Sendable {
         /// when the wait was cancelled. (Closures: the static build has no concurrency types.)
         var idleWaiters: [Int: @Sendable (Bool) -> Void] = [:]
         var lastWaiter = 0
-        /// The queue's download for each URL (without credentials; one per URL: adding a URL
-        /// whose downloads all ended replaces them), and the first to claim each destination,
-        /// ended ones included (a server's name moves its download's claim: `moved`).
-        var byURL: [String: Download] = [:]
-        var byDestination: [String: Download] = [:]
-
-        /// The download of `url` that has not ended, if there is one.
-        func live(_ url: String) -> Download? {
-            guard let download = byURL[url] else { return nil }
-            if !download.state.isFinal { return download }
-            // Journals restored for two destinations of one URL: another may still be going.
-            return downloads.first { $0.urlWithoutCredentials == url && !$0.state.isFinal }
-        }
+        /// The queue's downloads by URL (without credentials; two only when journals of one URL
+        /// were restored), and by the destination each saves to now, ended ones included (a
+        /// server's name moves a download's claim: `moved`). Kept by `insert` and `delete`.
+        var byURL: [String: [Download]] = [:]
+        var byDestination: [String: [Download]] = [:]
 
         /// No download is queued or running.
         var isIdle: Bool { launched.isEmpty && !downloads.contains { $0.state == .queued || $0.state.isActive } }
@@ -214,9 +206,7 @@ public final class DownloadQueue: Sendable {
     public func remove(_ download: Download, deletingFiles: Bool = false) {
         if deletingFiles { download.cancelAndDelete() } else { download.cancel() }
         state.withLock { entries in
-            entries.downloads.removeAll { $0 === download }
-            if entries.byURL[download.urlWithoutCredentials] === download { entries.byURL[download.urlWithoutCredentials] = nil }
-            entries.byDestination = entries.byDestination.filter { $0.value !== download }
+            entries.delete(download)
             entries.launched.remove(ObjectIdentifier(download))
             entries.finishing.remove(ObjectIdentifier(download))
             entries.next = 0
@@ -348,11 +338,7 @@ public final class DownloadQueue: Sendable {
                     url: journal.url, destination: files.destination,
                     options: options, session: session, state: .paused)
             else { continue }
-            state.withLock { entries in
-                entries.downloads.append(download)
-                entries.byURL[download.urlWithoutCredentials] = entries.byURL[download.urlWithoutCredentials] ?? download
-                entries.byDestination[download.destination] = entries.byDestination[download.destination] ?? download
-            }
+            state.withLock { $0.insert(download) }
             tell(about: download)
             manage(download)
         }

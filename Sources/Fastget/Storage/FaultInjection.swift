@@ -55,6 +55,18 @@ package enum FaultInjection {
         finalSyncs.withLock { $0[path] }?()
     }
 
+    private static let lockWaits = Locked<[String: @Sendable () -> Void]>([:])
+
+    /// Calls `body` when a download starts to wait for the lock `path` that a finishing
+    /// download of this process holds: a test acts on the waiting one then.
+    package static func onLockWait(of path: String, _ body: (@Sendable () -> Void)?) {
+        lockWaits.withLock { $0[path] = body }
+    }
+
+    static func willWaitForLock(_ path: String) {
+        lockWaits.withLock { $0[path] }?()
+    }
+
     /// Whether a sync of the output file `path` must fail.
     static func shouldFailSync(_ path: String) -> Bool {
         failingSyncs.withLock { $0.contains(path) }
