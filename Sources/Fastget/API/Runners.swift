@@ -19,7 +19,7 @@ final class Runners: @unchecked Sendable {
         let spawn = monitor.locked { () -> Bool in
             jobs.append(job)
             guard jobs.count > idle, threads < limit else {
-                monitor.signal() // one job: one idle thread to take it, not all of them woken
+                monitor.broadcast()
                 return false
             }
             threads += 1

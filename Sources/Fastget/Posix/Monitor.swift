@@ -43,7 +43,4 @@ package final class Monitor: @unchecked Sendable {
 
     /// Wakes every waiter.
     package func broadcast() { pthread_cond_broadcast(condition) }
-
-    /// Wakes one waiter (when every waiter waits for the same thing, and one can take it).
-    package func signal() { pthread_cond_signal(condition) }
 }
