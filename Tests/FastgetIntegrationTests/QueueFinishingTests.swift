@@ -22,8 +22,11 @@ import Testing
         }
         // The first file's sync waits (at most 10 s) for the second file to start.
         let sawSecond = Locked<Bool?>(nil)
-        let part = directory.file("a.bin.part")
+        let visibleBeforeSync = Locked(false)
+        let (part, final) = (directory.file("a.bin.part"), directory.file("a.bin"))
         FaultInjection.beforeFinalSync(of: part) {
+            // Handed off or not, nothing is under the final name before its sync.
+            visibleBeforeSync.withLock { $0 = FileManager.default.fileExists(atPath: final) }
             sawSecond.withLock { $0 = secondStarted.wait(timeout: .now() + 10) == .success }
         }
         defer { FaultInjection.beforeFinalSync(of: part, nil) }
@@ -31,6 +34,7 @@ import Testing
         _ = try queue.add(server.url("/b.bin"))
         #expect(queue.waitUntilIdle(timeout: 30))
         #expect(sawSecond.withLock { $0 } == true, "the second file waited for the first one's sync")
+        #expect(!visibleBeforeSync.withLock { $0 }, "a.bin was there before its sync")
         #expect(SHA256.hex(ofFile: directory.file("a.bin")) == SHA256.hex(first))
         #expect(SHA256.hex(ofFile: directory.file("b.bin")) == SHA256.hex(second))
         #expect(queue.downloads.allSatisfy { $0.state == .completed })
