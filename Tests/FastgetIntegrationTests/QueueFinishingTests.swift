@@ -43,17 +43,9 @@ import Testing
     /// Two entries whose server gives both one name: the second waits for the first one's
     /// rename (its lock), then replaces the file as asked, instead of failing on the lock.
     @Test func aSecondFileOfTheSameNameWaitsForTheFirstOnesRename() throws {
-        let (first, second) = (testBytes(count: 100_000, seed: 43), testBytes(count: 100_000, seed: 44))
-        var (fileA, fileB) = (TestFile(first), TestFile(second))
-        fileA.extraFields = ["Content-Disposition: attachment; filename=\"same.bin\""]
-        fileB.extraFields = fileA.extraFields
-        let files = (fileA, fileB)
-        let server = try TestServer { request in .file(request.target.hasSuffix("a") ? files.0 : files.1) }
-        let directory = try TemporaryDirectory()
+        let pair = try SameNamePair(seeds: (43, 44))
+        let (first, second, server, directory, queue) = (pair.first, pair.second, pair.server, pair.directory, pair.queue)
         defer { directory.remove() }
-        var options = DownloadOptions()
-        (options.segments, options.replacesExistingFile) = (1, true)
-        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
         let secondStarted = DispatchSemaphore(value: 0)
         queue.onEvent { download, event in
             if download.url.target.hasSuffix("b"), case .stateChanged(.probing) = event { secondStarted.signal() }
@@ -80,17 +72,9 @@ import Testing
 /// the lock until the other lets go).
 @Suite struct QueueLockWaitTests {
     @Test func aPauseWhileWaitingForTheNameStopsTheWait() throws {
-        let (first, second) = (testBytes(count: 100_000, seed: 45), testBytes(count: 100_000, seed: 46))
-        var (fileA, fileB) = (TestFile(first), TestFile(second))
-        fileA.extraFields = ["Content-Disposition: attachment; filename=\"same.bin\""]
-        fileB.extraFields = fileA.extraFields
-        let files = (fileA, fileB)
-        let server = try TestServer { request in .file(request.target.hasSuffix("a") ? files.0 : files.1) }
-        let directory = try TemporaryDirectory()
+        let pair = try SameNamePair(seeds: (45, 46))
+        let (first, second, server, directory, queue) = (pair.first, pair.second, pair.server, pair.directory, pair.queue)
         defer { directory.remove() }
-        var options = DownloadOptions()
-        (options.segments, options.replacesExistingFile) = (1, true)
-        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
         let (secondStarted, secondPaused, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         queue.onEvent { download, event in
             guard download.url.target.hasSuffix("b") else { return }
@@ -118,5 +102,28 @@ import Testing
         #expect(queue.waitUntilIdle(timeout: 30))
         #expect(a.state == .completed && b.state == .paused)
         #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(first))
+    }
+}
+
+/// Two files, /a and /b, whose server names both `same.bin`, in a queue of one active download
+/// that replaces what is there.
+struct SameNamePair {
+    let first: [UInt8]
+    let second: [UInt8]
+    let server: TestServer
+    let directory: TemporaryDirectory
+    let queue: DownloadQueue
+
+    init(seeds: (UInt64, UInt64)) throws {
+        (first, second) = (testBytes(count: 100_000, seed: seeds.0), testBytes(count: 100_000, seed: seeds.1))
+        var (fileA, fileB) = (TestFile(first), TestFile(second))
+        fileA.extraFields = ["Content-Disposition: attachment; filename=\"same.bin\""]
+        fileB.extraFields = fileA.extraFields
+        let files = (fileA, fileB)
+        server = try TestServer { request in .file(request.target.hasSuffix("a") ? files.0 : files.1) }
+        directory = try TemporaryDirectory()
+        var options = DownloadOptions()
+        (options.segments, options.replacesExistingFile) = (1, true)
+        queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
     }
 }
