@@ -44,11 +44,13 @@ import Testing
     /// rename (its lock), then replaces the file as asked, instead of failing on the lock.
     @Test func aSecondFileOfTheSameNameWaitsForTheFirstOnesRename() throws {
         let pair = try SameNamePair(seeds: (43, 44))
-        let (first, second, server, directory, queue) = (pair.first, pair.second, pair.server, pair.directory, pair.queue)
+        let (second, server, directory, queue) = (pair.second, pair.server, pair.directory, pair.queue)
         defer { directory.remove() }
         let secondStarted = DispatchSemaphore(value: 0)
+        let failures = Locked<[String]>([])
         queue.onEvent { download, event in
             if download.url.target.hasSuffix("b"), case .stateChanged(.probing) = event { secondStarted.signal() }
+            if case .failed(let error) = event { failures.withLock { $0.append("\(download.url.target): \(error.message)") } }
         }
         let held = Locked(false)
         let part = directory.file("same.bin.part")
@@ -63,7 +65,7 @@ import Testing
         defer { FaultInjection.beforeFinalSync(of: part, nil) }
         let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
         #expect(queue.waitUntilIdle(timeout: 30))
-        #expect(downloads.map(\.state) == [.completed, .completed])
+        #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
         #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
     }
 }
@@ -73,17 +75,23 @@ import Testing
 @Suite struct QueueLockWaitTests {
     @Test func aPauseWhileWaitingForTheNameStopsTheWait() throws {
         let pair = try SameNamePair(seeds: (45, 46))
-        let (first, second, server, directory, queue) = (pair.first, pair.second, pair.server, pair.directory, pair.queue)
+        let (first, server, directory, queue) = (pair.first, pair.server, pair.directory, pair.queue)
         defer { directory.remove() }
-        let (secondStarted, secondPaused, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        // The hook and the test each wait for the second's start: one semaphore each, so that
+        // neither takes the other's signal.
+        let (secondStarted, hookSawSecond) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let (secondPaused, go) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         queue.onEvent { download, event in
             guard download.url.target.hasSuffix("b") else { return }
-            if case .stateChanged(.probing) = event { secondStarted.signal() }
+            if case .stateChanged(.probing) = event {
+                secondStarted.signal()
+                hookSawSecond.signal()
+            }
             if case .stateChanged(.paused) = event { secondPaused.signal() }
         }
         let part = directory.file("same.bin.part")
         FaultInjection.beforeFinalSync(of: part) {
-            _ = secondStarted.wait(timeout: .now() + 10)
+            _ = hookSawSecond.wait(timeout: .now() + 10)
             _ = go.wait(timeout: .now() + 20) // held until the second has paused
         }
         defer { FaultInjection.beforeFinalSync(of: part, nil) }
@@ -94,7 +102,6 @@ import Testing
         let a = try queue.add(server.url("/a"))
         let b = try queue.add(server.url("/b"))
         #expect(secondStarted.wait(timeout: .now() + 10) == .success)
-        secondStarted.signal() // for the hook
         #expect(waiting.wait(timeout: .now() + 10) == .success, "the second download never waited for the name")
         b.pause()
         #expect(secondPaused.wait(timeout: .now() + 10) == .success, "the waiting download did not pause: \(b.state)")
