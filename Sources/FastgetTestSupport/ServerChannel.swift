@@ -1,5 +1,6 @@
 import COpenSSL
 import Glibc
+import Synchronization
 
 /// One accepted connection of the test server: plain or TLS, optionally paced to a byte rate.
 final class ServerChannel {
@@ -8,10 +9,13 @@ final class ServerChannel {
     /// Whether the TLS handshake resumed an earlier session.
     private(set) var resumed = false
     private var pacer: Pacer?
+    private let link: SharedPacer?
 
     /// Wraps `fd`; performs the TLS handshake when `tls` is given. Nil when the handshake fails.
-    init?(fd: Int32, tls: TestIdentity?, rate: Double?) {
+    /// `link` paces this connection's bytes together with the other connections' on it.
+    init?(fd: Int32, tls: TestIdentity?, rate: Double?, link: SharedPacer? = nil) {
         self.fd = fd
+        self.link = link
         // As real servers do for keep-alive connections: without it, a head and a body written
         // separately wait for the client's delayed ACK (40 ms) on a reused connection.
         var one: Int32 = 1
@@ -60,6 +64,13 @@ final class ServerChannel {
         }
     }
 
+    /// Waits until the next bytes may go, as this connection's rate and the link allow; returns
+    /// how many of `wanted` to send now.
+    private func admit(_ wanted: Int) -> Int {
+        let allowed = pacer?.admit(wanted) ?? wanted
+        return link?.admit(allowed) ?? allowed
+    }
+
     /// Writes every byte (paced); false when the peer is gone.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         writeCounting(bytes) == bytes.count
@@ -69,7 +80,7 @@ final class ServerChannel {
     func writeCounting(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while offset < bytes.count {
-            let chunk = pacer?.admit(bytes.count - offset) ?? (bytes.count - offset)
+            let chunk = admit(bytes.count - offset)
             guard writeRaw(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk)])) else { return offset }
             offset += chunk
         }
@@ -85,7 +96,7 @@ final class ServerChannel {
     func send(file: Int32, offset: Int64, count: Int64, scratch: UnsafeMutableRawBufferPointer) -> Int64 {
         var sent: Int64 = 0
         while sent < count {
-            let want = Int(min(Int64(pacer?.admit(Int(min(count - sent, 1 << 30))) ?? Int(min(count - sent, 1 << 30))), count - sent))
+            let want = admit(Int(min(count - sent, 1 << 30)))
             if ssl == nil {
                 var position = off_t(offset + sent)
                 let result = sendfile(fd, file, &position, want)
@@ -142,6 +153,31 @@ struct Pacer {
             nanosleep(&pause, nil)
         }
         sent += Double(chunk)
+        return chunk
+    }
+}
+
+/// A token bucket that connections share, as a link one connection fills: each chunk waits its
+/// turn after the link's last one; a link left idle gives no credit beyond a few milliseconds.
+final class SharedPacer: Sendable {
+    let rate: Double
+    /// When the link is free again (monotonic seconds).
+    private let free = Mutex<Double>(0)
+
+    init(rate: Double) { self.rate = rate }
+
+    /// Waits for the link, then returns how many of `wanted` bytes to send now.
+    func admit(_ wanted: Int) -> Int {
+        let chunk = min(wanted, max(4096, min(64 * 1024, Int(rate / 100))))
+        let now = monotonicSeconds()
+        let due = free.withLock { free in
+            free = max(free, now - 0.005) + Double(chunk) / rate
+            return free
+        }
+        if due > now {
+            var pause = timespec(tv_sec: Int(due - now), tv_nsec: Int((due - now - Double(Int(due - now))) * 1e9))
+            nanosleep(&pause, nil)
+        }
         return chunk
     }
 }

@@ -24,6 +24,9 @@ public final class TestServer: Sendable {
         /// Another IPv4 loopback address to listen on than 127.0.0.1 (127.0.0.2: a server that
         /// a test counts as public, `IPAddress.countedPublic`).
         public var ipv4Address = "127.0.0.1"
+        /// Bytes per second for all connections together (nil: unlimited): a link that one
+        /// connection fills, where more connections cannot help.
+        public var linkRate: Double?
 
         public init(
             ipv6: Bool = false, tls: TestIdentity? = nil, rate: (@Sendable (Int) -> Double?)? = nil,
@@ -50,6 +53,8 @@ public final class TestServer: Sendable {
     /// The address the server listens on: "127.0.0.1" or "::1".
     public let address: String
     let configuration: Configuration
+    /// The link all connections share (`Configuration.linkRate`).
+    private let link: SharedPacer?
     private let listener: Int32
     let handler: @Sendable (RecordedRequest) -> TestResponse
     private let recorded = Locked<[RecordedRequest]>([])
@@ -65,6 +70,7 @@ public final class TestServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         self.handler = handler
         self.configuration = configuration
+        link = configuration.linkRate.map(SharedPacer.init)
         let ipv6 = configuration.ipv6
         address = ipv6 ? "::1" : configuration.ipv4Address
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -184,7 +190,7 @@ public final class TestServer: Sendable {
                     hold(client, stall)
                 } else {
                     waitOneRoundTrip() // connection setup, before the handshake or the first read
-                    if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number)) {
+                    if let channel = ServerChannel(fd: client, tls: configuration.tls, rate: configuration.rate?(number), link: link) {
                         serve(channel, number: number)
                     }
                 }

@@ -141,3 +141,36 @@ import Testing
         #expect(counts.contains { $0.reason.hasSuffix("from now on") }, "\(counts)")
     }
 }
+
+/// The count going back down where one connection fills the link.
+@Suite struct AutomaticCountUndoTests {
+    @Test func anUndoKeepsAConnectionThatCanCarryOnAndOpensNoNewOne() throws {
+        // 4 MiB/s for all connections together: the step to 4 brings nothing and is undone.
+        // The first connection's response was cut by the steals that fed the added ones, so it
+        // would need a new connection for the ranges handed back; an added one whose response
+        // is its own range exactly carries on over its connection instead: four connections in
+        // all, the last of them serving more than one range.
+        let data = testBytes(count: 16 << 20, seed: 1502)
+        var configuration = TestServer.Configuration()
+        configuration.linkRate = 4 * 1_048_576
+        let server = try TestServer(file: TestFile(data), configuration)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = DownloadOptions()
+        options.output = directory.file("f.bin")
+        options.hedgesTails = false
+        let changes = Locked<[(count: Int, reason: String)]>([])
+        let download = try Download(url: server.url(), options: options)
+        download.onEvent { event in
+            if case .connectionsChanged(let count, let reason) = event { changes.withLock { $0.append((count, reason)) } }
+        }
+        let report = try download.run()
+        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
+        let counts = changes.withLock { $0 }
+        #expect(counts.map(\.count) == [4, 1], "\(counts)")
+        #expect(server.connectionCount == 4 && report.connections == 4, "\(server.connectionCount) connections")
+        let byConnection = Dictionary(grouping: server.requests, by: \.connection)
+        #expect(byConnection.values.contains { $0.count > 1 }, "\(byConnection.mapValues(\.count))")
+        #expect(report.retries == 0)
+    }
+}

@@ -249,7 +249,7 @@ struct Coordinator {
     }
 
     /// Applies the governor's next change: more workers (as many as the allowance grants), or
-    /// fewer (added workers whose answer a steal cut retire first, then the newest; their
+    /// fewer (workers whose answer a steal cut retire first, then the newest; their
     /// connections' slots go back to the allowance).
     private func adjust(_ governor: inout ConnectionGovernor, crew: WorkerCrew, reserved: inout Int, now: Double, trace: GovernorTrace?) {
         guard !transfer.control.isStopped, let automatic else { return }

@@ -108,12 +108,11 @@ final class SegmentWorker {
     /// back to the others, which carry on (a server may allow fewer connections per client);
     /// any other worker fails the transfer.
     private func fail(_ error: FastgetError, holding segment: Segment, table: SegmentTable) {
-        guard slot.expendable, !transfer.control.isStopped else {
+        guard !transfer.control.isStopped, slot.failOut() else {
             transfer.control.fail(error)
             return
         }
         table.release(segment)
-        slot.failedOut.store(true, ordering: .relaxed)
         transfer.post(.notice("an added connection failed (\(error.message)); carrying on with the others"))
     }
 

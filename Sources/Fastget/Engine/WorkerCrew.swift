@@ -4,11 +4,15 @@ import Synchronization
 /// the worker share.
 final class WorkerSlot: Sendable {
     let id: Int
-    /// Added by an automatic count (not the first worker): when its connection fails, it hands
-    /// its range back and ends instead of failing the download.
-    let expendable: Bool
-    /// Set by an expendable worker that ended that way.
-    let failedOut = Atomic<Bool>(false)
+    /// `Role`'s raw value: changed only by compare-and-exchange, so that a worker failing out and
+    /// the coordinator promoting it cannot both win.
+    private let role: Atomic<UInt8>
+    /// The primary worker retries and stays until every byte is in; an expendable one (added by
+    /// an automatic count) hands its range back and ends when its connection fails. The
+    /// coordinator may pass the primary role to another worker before it retires the primary.
+    private enum Role: UInt8 {
+        case primary, expendable, failedOut
+    }
     /// Set by the coordinator: end at the next read, handing the segment back to the table.
     let retire = Atomic<Bool>(false)
     /// Set by the worker once it has written body bytes.
@@ -32,7 +36,26 @@ final class WorkerSlot: Sendable {
 
     init(id: Int, expendable: Bool = false) {
         self.id = id
-        self.expendable = expendable
+        role = Atomic((expendable ? Role.expendable : .primary).rawValue)
+    }
+
+    /// Whether this worker hands its range back when its connection fails.
+    var expendable: Bool { role.load(ordering: .acquiring) == Role.expendable.rawValue }
+    /// Whether this worker ended by handing its range back after a failure.
+    var failedOut: Bool { role.load(ordering: .acquiring) == Role.failedOut.rawValue }
+
+    /// An expendable worker's failure: it ends, handing its range back.
+    /// - Returns: false when it was made primary meanwhile (its failure is the download's).
+    func failOut() -> Bool {
+        role.compareExchange(expected: Role.expendable.rawValue, desired: Role.failedOut.rawValue, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+
+    /// Makes an expendable worker the primary one.
+    /// - Returns: false when it has failed out already.
+    func promote() -> Bool {
+        role.compareExchange(expected: Role.expendable.rawValue, desired: Role.primary.rawValue, ordering: .acquiringAndReleasing)
+            .exchanged
     }
 
     /// A response's body starts: the low-speed clock of this connection starts now. A drop
@@ -111,7 +134,8 @@ final class WorkerCrew {
                 short = true
                 return
             }
-            let slot = WorkerSlot(id: id, expendable: automatic && id > 0)
+            // One primary at a time: the first worker started, or the one a shrink promoted.
+            let slot = WorkerSlot(id: id, expendable: automatic && alive > 0)
             transfer.runningWorkers.add(1, ordering: .releasing)
             do {
                 let thread = try PosixThread { [transfer, table, buffers, segmented, splice, threads] in
@@ -138,23 +162,41 @@ final class WorkerCrew {
     }
 
     /// Asks active workers to end until `count` remain (`WorkerCrew.retiring`); each hands its
-    /// segment back at its next read.
+    /// segment back at its next read. A primary chosen to retire first passes its role on.
     func shrink(to count: Int) {
-        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }
-        let chosen = Set(WorkerCrew.retiring(active.map { ($0.id, $0.expendable, $0.cut.load(ordering: .relaxed)) }, keeping: count))
+        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) && !$0.failedOut }
+        let choice = WorkerCrew.retiring(
+            active.map { ($0.id, $0.expendable, $0.cut.load(ordering: .relaxed)) }, keeping: count)
+        var chosen = Set(choice.retire)
+        if let heir = choice.heir, let primary = active.first(where: { chosen.contains($0.id) && !$0.expendable }),
+            active.first(where: { $0.id == heir })?.promote() != true
+        {
+            chosen.remove(primary.id) // the heir failed out meanwhile: its end lowers the count too
+        }
         for slot in active where chosen.contains(slot.id) {
             slot.retire.store(true, ordering: .releasing)
         }
     }
 
-    /// The ids of the workers to retire so that `count` remain, among the expendable ones (the
-    /// first worker, which retries, stays): first those whose connection ends with their
-    /// segment anyway (`WorkerSlot.cut`: the rest of its response was stolen, so the next range
-    /// it took would need a new connection and a new slow start), then the newest. The ones
-    /// that stay can go on to the ranges handed back over the connection they have.
-    static func retiring(_ workers: [(id: Int, expendable: Bool, cut: Bool)], keeping count: Int) -> [Int] {
-        let order = workers.filter(\.expendable).sorted { $0.cut != $1.cut ? $0.cut : $0.id > $1.id }
-        return order.prefix(max(0, workers.count - count)).map(\.id)
+    /// The ids of the workers to retire so that `count` remain: first those whose connection
+    /// ends with their segment anyway (`WorkerSlot.cut`: the rest of its response was stolen, so
+    /// the next range it took would need a new connection and a new slow start), then the newest
+    /// expendable ones. The ones that stay go on to the ranges handed back over the connection
+    /// they have. The primary worker (not expendable: it retries) retires only when it is cut and
+    /// a worker that stays is not: that one, the `heir`, becomes primary. Otherwise it stays (a
+    /// cut survivor is no better than the primary).
+    static func retiring(_ workers: [(id: Int, expendable: Bool, cut: Bool)], keeping count: Int)
+        -> (retire: [Int], heir: Int?)
+    {
+        let surplus = max(0, workers.count - max(1, count))
+        let order = workers.filter { $0.expendable || $0.cut }.sorted { $0.cut != $1.cut ? $0.cut : $0.id > $1.id }
+        var retire = Array(order.prefix(surplus))
+        guard let primary = retire.firstIndex(where: { !$0.expendable }) else { return (retire.map(\.id), nil) }
+        let kept = workers.filter { worker in !retire.contains { $0.id == worker.id } }
+        if let heir = kept.first(where: { !$0.cut }) { return (retire.map(\.id), heir.id) }
+        retire.remove(at: primary)
+        if let next = order.dropFirst(surplus).first(where: \.expendable) { retire.append(next) }
+        return (retire.map(\.id), nil)
     }
 
     /// Threads started and not yet ended (retiring ones still hold a connection).
@@ -167,7 +209,7 @@ final class WorkerCrew {
         for (id, entry) in running where entry.slot.finished.load(ordering: .acquiring) {
             entry.thread.join()
             running[id] = nil
-            if entry.slot.failedOut.load(ordering: .relaxed) { failed += 1 }
+            if entry.slot.failedOut { failed += 1 }
         }
         return failed
     }
