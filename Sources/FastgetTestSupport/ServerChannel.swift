@@ -67,8 +67,9 @@ final class ServerChannel {
     /// Waits until the next bytes may go, as this connection's rate and the link allow; returns
     /// how many of `wanted` to send now.
     private func admit(_ wanted: Int) -> Int {
-        let allowed = pacer?.admit(wanted) ?? wanted
-        return link?.admit(allowed) ?? allowed
+        let chunk = pacer?.admit(min(wanted, link?.step ?? wanted)) ?? min(wanted, link?.step ?? wanted)
+        link?.admit(chunk)
+        return chunk
     }
 
     /// Writes every byte (paced); false when the peer is gone.
@@ -158,7 +159,8 @@ struct Pacer {
 }
 
 /// A token bucket that connections share, as a link one connection fills: each chunk waits its
-/// turn after the link's last one; a link left idle gives no credit beyond a few milliseconds.
+/// turn after the link's last one. A link left idle gives 50 ms of credit, no more: enough that
+/// a sender the scheduler held back a few milliseconds catches up, too little for a burst.
 final class SharedPacer: Sendable {
     let rate: Double
     /// When the link is free again (monotonic seconds).
@@ -166,19 +168,20 @@ final class SharedPacer: Sendable {
 
     init(rate: Double) { self.rate = rate }
 
-    /// Waits for the link, then returns how many of `wanted` bytes to send now.
-    func admit(_ wanted: Int) -> Int {
-        let chunk = min(wanted, max(4096, min(64 * 1024, Int(rate / 100))))
+    /// Bytes per chunk: about 10 ms of the link, at least 4 KiB.
+    var step: Int { max(4096, min(64 * 1024, Int(rate / 100))) }
+
+    /// Waits until the link can carry `chunk` more bytes.
+    func admit(_ chunk: Int) {
         let now = monotonicSeconds()
         let due = free.withLock { free in
-            free = max(free, now - 0.005) + Double(chunk) / rate
+            free = max(free, now - 0.05) + Double(chunk) / rate
             return free
         }
         if due > now {
             var pause = timespec(tv_sec: Int(due - now), tv_nsec: Int((due - now - Double(Int(due - now))) * 1e9))
             nanosleep(&pause, nil)
         }
-        return chunk
     }
 }
 

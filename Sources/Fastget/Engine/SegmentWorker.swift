@@ -108,7 +108,7 @@ final class SegmentWorker {
     /// back to the others, which carry on (a server may allow fewer connections per client);
     /// any other worker fails the transfer.
     private func fail(_ error: FastgetError, holding segment: Segment, table: SegmentTable) {
-        guard !transfer.control.isStopped, slot.failOut() else {
+        guard !transfer.control.isStopped, slot.failedOut || slot.failOut() else {
             transfer.control.fail(error)
             return
         }
@@ -233,12 +233,14 @@ final class SegmentWorker {
                     continue // the redirect target expired; the original URL gave a new one
                 }
                 if transfer.control.isStopped { return } // stopped while re-resolving it
-                // An added connection of an automatic count gives its range back at once instead.
-                guard failure.isRetryable, failures < (slot.expendable ? 0 : transfer.options.retries) else {
+                // An added connection of an automatic count gives its range back at once instead,
+                // decided here once: a promotion to primary cannot come between this and `fail`.
+                let handsBack = slot.failOut()
+                guard !handsBack, failure.isRetryable, failures < transfer.options.retries else {
                     // A server that keeps failing is dropped while another can take its ranges
                     // (not by a connection an automatic count added: that one hands its range
                     // back, and the count goes down instead).
-                    if failure.isServerSide, !slot.expendable, transfer.drop(source, because: failure.message) {
+                    if failure.isServerSide, !handsBack, transfer.drop(source, because: failure.message) {
                         failures = 0
                         continue
                     }

@@ -164,18 +164,34 @@ final class WorkerCrew {
     /// Asks active workers to end until `count` remain (`WorkerCrew.retiring`); each hands its
     /// segment back at its next read. A primary chosen to retire first passes its role on.
     func shrink(to count: Int) {
-        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) && !$0.failedOut }
+        // One look at each worker: the choice and the primary it names come from the same one.
+        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }.map {
+            (slot: $0, expendable: $0.expendable, failedOut: $0.failedOut)
+        }.filter { !$0.failedOut }
         let choice = WorkerCrew.retiring(
-            active.map { ($0.id, $0.expendable, $0.cut.load(ordering: .relaxed)) }, keeping: count)
+            active.map {
+                Candidate(
+                    id: $0.slot.id, expendable: $0.expendable, cut: $0.slot.cut.load(ordering: .relaxed),
+                    streaming: $0.slot.bodySince.load(ordering: .relaxed) != 0)
+            }, keeping: count)
         var chosen = Set(choice.retire)
-        if let heir = choice.heir, let primary = active.first(where: { chosen.contains($0.id) && !$0.expendable }),
-            active.first(where: { $0.id == heir })?.promote() != true
+        if let heir = choice.heir, let primary = active.first(where: { chosen.contains($0.slot.id) && !$0.expendable }),
+            active.first(where: { $0.slot.id == heir })?.slot.promote() != true
         {
-            chosen.remove(primary.id) // the heir failed out meanwhile: its end lowers the count too
+            chosen.remove(primary.slot.id) // the heir failed out meanwhile: its end lowers the count too
         }
-        for slot in active where chosen.contains(slot.id) {
-            slot.retire.store(true, ordering: .releasing)
+        for entry in active where chosen.contains(entry.slot.id) {
+            entry.slot.retire.store(true, ordering: .releasing)
         }
+    }
+
+    /// A worker as `retiring` sees it: whether it is expendable (not the primary), whether its
+    /// response runs past its segment (`WorkerSlot.cut`), and whether it is reading a body now.
+    struct Candidate: Equatable {
+        let id: Int
+        let expendable: Bool
+        let cut: Bool
+        var streaming = true
     }
 
     /// The ids of the workers to retire so that `count` remain: first those whose connection
@@ -183,17 +199,16 @@ final class WorkerCrew {
     /// the next range it took would need a new connection and a new slow start), then the newest
     /// expendable ones. The ones that stay go on to the ranges handed back over the connection
     /// they have. The primary worker (not expendable: it retries) retires only when it is cut and
-    /// a worker that stays is not: that one, the `heir`, becomes primary. Otherwise it stays (a
+    /// a worker that stays is neither cut nor waiting for an answer (one whose server holds its
+    /// request may never answer): that one, the `heir`, becomes primary. Otherwise it stays (a
     /// cut survivor is no better than the primary).
-    static func retiring(_ workers: [(id: Int, expendable: Bool, cut: Bool)], keeping count: Int)
-        -> (retire: [Int], heir: Int?)
-    {
+    static func retiring(_ workers: [Candidate], keeping count: Int) -> (retire: [Int], heir: Int?) {
         let surplus = max(0, workers.count - max(1, count))
         let order = workers.filter { $0.expendable || $0.cut }.sorted { $0.cut != $1.cut ? $0.cut : $0.id > $1.id }
         var retire = Array(order.prefix(surplus))
         guard let primary = retire.firstIndex(where: { !$0.expendable }) else { return (retire.map(\.id), nil) }
         let kept = workers.filter { worker in !retire.contains { $0.id == worker.id } }
-        if let heir = kept.first(where: { !$0.cut }) { return (retire.map(\.id), heir.id) }
+        if let heir = kept.first(where: { !$0.cut && $0.streaming }) { return (retire.map(\.id), heir.id) }
         retire.remove(at: primary)
         if let next = order.dropFirst(surplus).first(where: \.expendable) { retire.append(next) }
         return (retire.map(\.id), nil)
