@@ -52,17 +52,49 @@ import Testing
             if download.url.target.hasSuffix("b"), case .stateChanged(.probing) = event { secondStarted.signal() }
             if case .failed(let error) = event { failures.withLock { $0.append("\(download.url.target): \(error.message)") } }
         }
-        let held = Locked(false)
+        let firstSync = Once()
         let part = directory.file("same.bin.part")
         FaultInjection.beforeFinalSync(of: part) {
-            let first = held.withLock { was in
-                defer { was = true }
-                return !was
-            }
-            guard first else { return }
+            guard firstSync.take() else { return }
             _ = secondStarted.wait(timeout: .now() + 10) // the first file's sync, while the second probes
         }
         defer { FaultInjection.beforeFinalSync(of: part, nil) }
+        let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
+        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
+    }
+}
+
+/// A download that finds the name's lock held while its holder is finishing, and asks only
+/// after the holder has let go, takes the lock: the holder was no other download saving it.
+@Suite struct QueueLockRaceTests {
+    @Test func aHolderThatEndsBetweenTheRefusalAndTheQuestionDoesNotFailTheSecond() throws {
+        let pair = try SameNamePair(seeds: (47, 48))
+        let (second, server, directory, queue) = (pair.second, pair.server, pair.directory, pair.queue)
+        defer { directory.remove() }
+        let refused = DispatchSemaphore(value: 0)
+        let failures = Locked<[String]>([])
+        queue.onEvent { download, event in
+            if case .failed(let error) = event { failures.withLock { $0.append("\(download.url.target): \(error.message)") } }
+        }
+        // The first holds its sync until the second has found the lock held; the second then
+        // waits for the first to end before it asks whether a finishing download holds it.
+        let part = directory.file("same.bin.part")
+        let (firstSync, firstRefusal) = (Once(), Once())
+        FaultInjection.beforeFinalSync(of: part) {
+            if firstSync.take() { _ = refused.wait(timeout: .now() + 10) } // not the second file's sync
+        }
+        defer { FaultInjection.beforeFinalSync(of: part, nil) }
+        let lock = directory.file("same.bin.fastget.lock")
+        FaultInjection.onLockRefused(of: lock) {
+            guard firstRefusal.take() else { return }
+            refused.signal()
+            // Until the first has let go of the lock and left the finishing ones (10 s at most).
+            let deadline = Date().addingTimeInterval(10)
+            _ = Download.finishing.waitWhileHeld(lock, unless: { Date() > deadline ? "timed out" : nil })
+        }
+        defer { FaultInjection.onLockRefused(of: lock, nil) }
         let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
         #expect(queue.waitUntilIdle(timeout: 30))
         #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
@@ -109,6 +141,18 @@ import Testing
         #expect(queue.waitUntilIdle(timeout: 30))
         #expect(a.state == .completed && b.state == .paused)
         #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(first))
+    }
+}
+
+/// True the first time only.
+final class Once: Sendable {
+    private let first = Locked(true)
+
+    func take() -> Bool {
+        first.withLock { first in
+            defer { first = false }
+            return first
+        }
     }
 }
 

@@ -14,6 +14,9 @@ extension Download {
         let files = SidecarFiles(destination)
         try files.checkNameLength()
         let path = files.lock
+        // A holder that was neither finishing when the lock was refused nor is now may have
+        // finished and let go in between: the lock is tried once more before the refusal.
+        var triedAgain = false
         while true {
             let lock: FileLock?
             do {
@@ -28,9 +31,15 @@ extension Download {
                 throw FastgetError.local(error, path: path, creating: true)
             }
             if let lock { return lock }
+            #if FASTGET_FAULTS
+            FaultInjection.lockRefused(path)
+            #endif
             switch Download.finishing.waitWhileHeld(path, unless: stopped) {
             case .released: continue // the finishing holder let go: try again
             case .stopped(let reason): throw FastgetError(.cancelled, reason)
+            case .notFinishing where !triedAgain:
+                triedAgain = true
+                continue
             case .notFinishing:
                 throw FastgetError(
                     .cannotCreateOutput, "another download is saving \(destination) (it holds \(path))",

@@ -67,6 +67,18 @@ package enum FaultInjection {
         lockWaits.withLock { $0[path] }?()
     }
 
+    private static let lockRefusals = Locked<[String: @Sendable () -> Void]>([:])
+
+    /// Calls `body` when the lock `path` was found held, before the download asks whether a
+    /// finishing download of this process holds it: a test lets that one end in between.
+    package static func onLockRefused(of path: String, _ body: (@Sendable () -> Void)?) {
+        lockRefusals.withLock { $0[path] = body }
+    }
+
+    static func lockRefused(_ path: String) {
+        lockRefusals.withLock { $0[path] }?()
+    }
+
     /// Whether a sync of the output file `path` must fail.
     static func shouldFailSync(_ path: String) -> Bool {
         failingSyncs.withLock { $0.contains(path) }
