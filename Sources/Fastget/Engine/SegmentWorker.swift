@@ -209,6 +209,10 @@ final class SegmentWorker {
             } catch {
                 if transfer.control.isStopped { return } // our own shutdown, not the server's fault
                 transfer.control.connections.track(id, nil) // a connection that failed before its answer: let it go now
+                // Asked to end (the count went down): the range goes back to the table, as it
+                // would have at the next read; no retry, and no failure of a primary that has
+                // passed its role on.
+                if retiring { return }
                 if slot.slowDrop.exchange(false, ordering: .acquiring) {
                     // Dropped below the low-speed limit: the server answered and sends, only
                     // slowly, so this is no failure of it and no retry is used up. The range goes
