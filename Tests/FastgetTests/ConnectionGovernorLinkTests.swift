@@ -276,3 +276,30 @@ extension ConnectionGovernorLinkTests {
         #expect((outcome.reached(16) ?? .infinity) < 3, "\(outcome.counts)")
     }
 }
+
+extension ConnectionGovernorLinkTests {
+    @Test func anUndoThatLeavesFarLessThanItWasJudgedAgainstIsTriedAgainSoon() {
+        // A lossy path where each connection holds 0.35 MiB/s once its slow start is over; the
+        // first one carried 1.5 MiB/s before (its overshoot), and that was the baseline four
+        // were judged against: 4 × 0.35 is no gain, and the step is undone. The one left then
+        // carries a quarter of that baseline and does not grow: the verdict was stale, and
+        // the step should be tried again within about a second, not at the next try 4 s later.
+        // Known: it waits for that try (the lab's `lossy` showed one run in about ten at one
+        // connection for 4 s, 15.8 s against 9–10). Trying again at once when the connections
+        // left carry under half the baseline and do not grow was measured and not kept: on
+        // `lossy` and `fast-lossy` it was slower in the median in both orders of the cells.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        let outcome = simulate(&governor, seconds: 10, latency: 0.08) { connection, started, now, tick, _, _ in
+            (connection == 0 && now - started < 0.6 ? 1.5 : 0.35) * Self.mebibyte * tick
+        }
+        let undo = outcome.counts.firstIndex { $0.count == 1 }
+        #expect(undo != nil, "\(outcome.counts)")
+        if let undo {
+            let next = outcome.counts.dropFirst(undo + 1).first
+            withKnownIssue("an undo against a slow start's overshoot waits for the next try") {
+                #expect(next.map { $0.at - outcome.counts[undo].at < 1.6 && $0.count > 1 } == true, "\(outcome.counts)")
+            }
+        }
+        #expect(outcome.final == 16, "\(outcome.counts)")
+    }
+}
