@@ -44,7 +44,7 @@ import Testing
     /// rename (its lock), then replaces the file as asked, instead of failing on the lock.
     @Test func aSecondFileOfTheSameNameWaitsForTheFirstOnesRename() throws {
         let pair = try SameNamePair(seeds: (43, 44))
-        let (second, server, directory, queue) = (pair.second, pair.server, pair.directory, pair.queue)
+        let (directory, queue) = (pair.directory, pair.queue)
         defer { directory.remove() }
         let secondStarted = DispatchSemaphore(value: 0)
         let failures = Locked<[String]>([])
@@ -59,10 +59,7 @@ import Testing
             _ = secondStarted.wait(timeout: .now() + 10) // the first file's sync, while the second probes
         }
         defer { FaultInjection.beforeFinalSync(of: part, nil) }
-        let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
-        #expect(queue.waitUntilIdle(timeout: 30))
-        #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
-        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
+        try pair.expectBothComplete(failures: failures)
     }
 }
 
@@ -71,7 +68,7 @@ import Testing
 @Suite struct QueueLockRaceTests {
     @Test func aHolderThatEndsBetweenTheRefusalAndTheQuestionDoesNotFailTheSecond() throws {
         let pair = try SameNamePair(seeds: (47, 48))
-        let (second, server, directory, queue) = (pair.second, pair.server, pair.directory, pair.queue)
+        let (directory, queue) = (pair.directory, pair.queue)
         defer { directory.remove() }
         let refused = DispatchSemaphore(value: 0)
         let failures = Locked<[String]>([])
@@ -95,10 +92,7 @@ import Testing
             _ = Download.finishing.waitWhileHeld(lock, unless: { Date() > deadline ? "timed out" : nil })
         }
         defer { FaultInjection.onLockRefused(of: lock, nil) }
-        let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
-        #expect(queue.waitUntilIdle(timeout: 30))
-        #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
-        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
+        try pair.expectBothComplete(failures: failures)
     }
 }
 
@@ -176,5 +170,14 @@ struct SameNamePair {
         var options = DownloadOptions()
         (options.segments, options.replacesExistingFile) = (1, true)
         queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, restore: false)
+    }
+
+    /// Adds /a, then /b; expects both to complete (else shows `failures`) and the file to hold
+    /// the second one's bytes.
+    func expectBothComplete(failures: Locked<[String]>) throws {
+        let downloads = [try queue.add(server.url("/a")), try queue.add(server.url("/b"))]
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(downloads.map(\.state) == [.completed, .completed], "\(failures.withLock { $0 })")
+        #expect(SHA256.hex(ofFile: directory.file("same.bin")) == SHA256.hex(second))
     }
 }

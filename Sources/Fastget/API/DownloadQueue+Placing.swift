@@ -43,8 +43,7 @@ extension DownloadQueue {
     func moved(_ download: Download, from old: String, to destination: String) {
         state.withLock { entries in
             guard entries.byDestination[old]?.contains(where: { $0 === download }) == true else { return }
-            entries.byDestination[old]?.removeAll { $0 === download }
-            if entries.byDestination[old]?.isEmpty == true { entries.byDestination[old] = nil }
+            Entries.drop(download, from: &entries.byDestination, at: old)
             entries.byDestination[destination, default: []].append(download)
         }
     }
@@ -74,7 +73,7 @@ extension DownloadQueue.Entries {
         if let filed { Self.drop(download, from: &byDestination, at: filed) }
     }
 
-    private static func drop(_ download: Download, from index: inout [String: [Download]], at key: String) {
+    fileprivate static func drop(_ download: Download, from index: inout [String: [Download]], at key: String) {
         index[key]?.removeAll { $0 === download }
         if index[key]?.isEmpty == true { index[key] = nil }
     }

@@ -206,10 +206,9 @@ public final class DownloadQueue: Sendable {
     public func remove(_ download: Download, deletingFiles: Bool = false) {
         if deletingFiles { download.cancelAndDelete() } else { download.cancel() }
         state.withLock { entries in
-            entries.delete(download)
+            entries.delete(download) // resets the scan's start too
             entries.launched.remove(ObjectIdentifier(download))
             entries.finishing.remove(ObjectIdentifier(download))
-            entries.next = 0
         }
         pump()
     }

@@ -10,7 +10,7 @@ final class WorkerSlot: Sendable {
     /// The primary worker retries and stays until every byte is in; an expendable one (added by
     /// an automatic count) hands its range back and ends when its connection fails. The
     /// coordinator may pass the primary role to another worker before it retires the primary.
-    private enum Role: UInt8 {
+    enum Role: UInt8 {
         case primary, expendable, failedOut
     }
     /// Set by the coordinator: end at the next read, handing the segment back to the table.
@@ -39,10 +39,12 @@ final class WorkerSlot: Sendable {
         role = Atomic((expendable ? Role.expendable : .primary).rawValue)
     }
 
+    /// The worker's role now.
+    var currentRole: Role { Role(rawValue: role.load(ordering: .acquiring))! }
     /// Whether this worker hands its range back when its connection fails.
-    var expendable: Bool { role.load(ordering: .acquiring) == Role.expendable.rawValue }
+    var expendable: Bool { currentRole == .expendable }
     /// Whether this worker ended by handing its range back after a failure.
-    var failedOut: Bool { role.load(ordering: .acquiring) == Role.failedOut.rawValue }
+    var failedOut: Bool { currentRole == .failedOut }
 
     /// An expendable worker's failure: it ends, handing its range back.
     /// - Returns: false when it was made primary meanwhile (its failure is the download's).
@@ -165,9 +167,10 @@ final class WorkerCrew {
     /// segment back at its next read. A primary chosen to retire first passes its role on.
     func shrink(to count: Int) {
         // One look at each worker: the choice and the primary it names come from the same one.
-        let active = running.values.map(\.slot).filter { !$0.retire.load(ordering: .relaxed) }.map {
-            (slot: $0, expendable: $0.expendable, failedOut: $0.failedOut)
-        }.filter { !$0.failedOut }
+        let active = running.values.map(\.slot).compactMap { slot -> (slot: WorkerSlot, expendable: Bool)? in
+            let role = slot.currentRole
+            return slot.retire.load(ordering: .relaxed) || role == .failedOut ? nil : (slot, role == .expendable)
+        }
         let choice = WorkerCrew.retiring(
             active.map {
                 Candidate(

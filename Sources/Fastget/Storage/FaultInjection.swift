@@ -31,52 +31,52 @@ package enum FaultInjection {
         _ = failingSyncs.withLock { $0.remove(path) }
     }
 
-    private static let digestReaders = Locked<[String: @Sendable () -> Void]>([:])
+    private static let digestReaders = PathHooks()
 
     /// Calls `body` before every read of a digest check of `path` (a `.part` or a complete
     /// file), on the thread that checks: a test stops the download exactly mid-check.
     package static func beforeDigestReads(of path: String, _ body: (@Sendable () -> Void)?) {
-        digestReaders.withLock { $0[path] = body }
+        digestReaders.set(path, body)
     }
 
     static func willReadForDigest(_ path: String) {
-        digestReaders.withLock { $0[path] }?()
+        digestReaders.call(path)
     }
 
-    private static let finalSyncs = Locked<[String: @Sendable () -> Void]>([:])
+    private static let finalSyncs = PathHooks()
 
     /// Calls `body` before the sync that precedes the final rename of `path` (a `.part`), on
     /// the download's thread: a test holds a file in its sync.
     package static func beforeFinalSync(of path: String, _ body: (@Sendable () -> Void)?) {
-        finalSyncs.withLock { $0[path] = body }
+        finalSyncs.set(path, body)
     }
 
     static func willSyncForRename(_ path: String) {
-        finalSyncs.withLock { $0[path] }?()
+        finalSyncs.call(path)
     }
 
-    private static let lockWaits = Locked<[String: @Sendable () -> Void]>([:])
+    private static let lockWaits = PathHooks()
 
     /// Calls `body` when a download starts to wait for the lock `path` that a finishing
     /// download of this process holds: a test acts on the waiting one then.
     package static func onLockWait(of path: String, _ body: (@Sendable () -> Void)?) {
-        lockWaits.withLock { $0[path] = body }
+        lockWaits.set(path, body)
     }
 
     static func willWaitForLock(_ path: String) {
-        lockWaits.withLock { $0[path] }?()
+        lockWaits.call(path)
     }
 
-    private static let lockRefusals = Locked<[String: @Sendable () -> Void]>([:])
+    private static let lockRefusals = PathHooks()
 
     /// Calls `body` when the lock `path` was found held, before the download asks whether a
     /// finishing download of this process holds it: a test lets that one end in between.
     package static func onLockRefused(of path: String, _ body: (@Sendable () -> Void)?) {
-        lockRefusals.withLock { $0[path] = body }
+        lockRefusals.set(path, body)
     }
 
     static func lockRefused(_ path: String) {
-        lockRefusals.withLock { $0[path] }?()
+        lockRefusals.call(path)
     }
 
     /// Whether a sync of the output file `path` must fail.
@@ -95,5 +95,14 @@ package enum FaultInjection {
             return false
         }
     }
+}
+/// Test hooks by file path: what a test set for one path, called on the thread that reaches
+/// that point (outside the lock, so that a hook may wait for another download).
+final class PathHooks: Sendable {
+    private let hooks = Locked<[String: @Sendable () -> Void]>([:])
+
+    func set(_ path: String, _ body: (@Sendable () -> Void)?) { hooks.withLock { $0[path] = body } }
+
+    func call(_ path: String) { hooks.withLock { $0[path] }?() }
 }
 #endif
