@@ -271,7 +271,7 @@ public final class DownloadQueue: Sendable {
 
     /// Starts queued downloads, oldest first, while slots are free.
     private func pump() {
-        let starting = state.withLock { entries -> [Download] in
+        let (starting, wentIdle) = state.withLock { entries -> ([Download], Bool) in
             var starting: [Download] = []
             var index = entries.next
             // `next` moves past what is settled for now: ended, launched or paused.
@@ -297,10 +297,11 @@ public final class DownloadQueue: Sendable {
                 }
                 if settled { entries.next = index }
             }
-            return starting
+            // Only a queue that went idle wakes `waitUntilIdle`, not every start and end.
+            return (starting, starting.isEmpty && entries.isIdle)
         }
         starting.forEach { $0.start(on: runners) }
-        idle.signal()
+        if wentIdle { idle.signal() }
         wakeIdleWaiters()
     }
 

@@ -19,7 +19,9 @@ final class Runners: @unchecked Sendable {
         let spawn = monitor.locked { () -> Bool in
             jobs.append(job)
             guard jobs.count > idle, threads < limit else {
-                monitor.broadcast()
+                // One job: one waiting thread to wake (every idle one would wake only to sleep
+                // again: a list of small files submits a job per file).
+                monitor.signal()
                 return false
             }
             threads += 1
