@@ -55,6 +55,16 @@ private func parse(_ bytes: [UInt8], splits: [Int] = []) throws -> (ResponseHead
         #expect(head.fields == [.init(name: "x-thing", value: "spaced value")])
     }
 
+    @Test func namesTakeEveryTokenByteAndValuesLoseOnlyTheirEdges() throws {
+        let text = "HTTP/1.1 200 OK\r\nX-A!#$%&'*+.^_`|~Z9: \t\u{0}\r\u{0}a\u{0}b\rc \u{0}\t\r\nEMPTY:\u{0} \r\n\r\n"
+        let (head, _) = try #require(try parse(Array(text.utf8)))
+        #expect(head.fields == [.init(name: "x-a!#$%&'*+.^_`|~z9", value: "a b c"), .init(name: "empty", value: "")])
+        // Bytes that are no UTF-8 become U+FFFD; the spaces around them still go.
+        let (invalid, _) = try #require(try parse([UInt8]("HTTP/1.1 200 OK\r\nX: ".utf8) + [0xE2, 0x82, 0x20, 0xFF] + [UInt8](" \r\n\r\n".utf8)))
+        #expect(invalid.fields == [.init(name: "x", value: "\u{FFFD} \u{FFFD}")])
+        #expect(throws: HTTPParseError.malformedHeaderLine) { try parse(Array("HTTP/1.1 200 OK\r\nX(Y: 1\r\n\r\n".utf8)) }
+    }
+
     @Test func joinsObsoleteLineFolding() throws {
         let (head, _) = try #require(try parse(Array("HTTP/1.1 200 OK\r\nX-A: one\r\n  two\r\n\r\n".utf8)))
         #expect(head.value("x-a") == "one two")

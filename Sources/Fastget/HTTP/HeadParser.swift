@@ -21,7 +21,7 @@ package struct HeadParser: Sendable {
         for (index, byte) in input.enumerated() {
             buffer.append(byte)
             if buffer.count > HeadParser.maximumHeadBytes { throw .headTooLarge(limit: HeadParser.maximumHeadBytes) }
-            if buffer.count <= 5 && byte != Array("HTTP/".utf8)[buffer.count - 1] { throw .notHTTP }
+            if buffer.count <= 5 && byte != HeadParser.prefix[buffer.count - 1] { throw .notHTTP }
             guard byte == 0x0A else { continue }
             let lineEnd = buffer.count - 1
             let isEmptyLine = lineEnd == lineStart || (lineEnd == lineStart + 1 && buffer[lineStart] == 0x0D)
@@ -44,6 +44,9 @@ package struct HeadParser: Sendable {
         }
         return try result.get()
     }
+
+    /// What every response head starts with.
+    private static let prefix: [UInt8] = Array("HTTP/".utf8)
 
     private func lines() -> [ArraySlice<UInt8>] {
         var lines: [ArraySlice<UInt8>] = []
@@ -73,11 +76,7 @@ package struct HeadParser: Sendable {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { throw .malformedHeaderLine }
             let name = line[line.startIndex..<colon]
             guard name.allSatisfy(HeadParser.isTokenByte) else { throw .malformedHeaderLine }
-            // A CR or NUL inside a value (RFC 9110 §5.5: reject, or replace with SP): replaced,
-            // so that a value echoed back (an ETag in If-Range) cannot carry one into a request.
-            let bytes = line[(colon + 1)...].map { $0 == 0x0D || $0 == 0 ? 0x20 : $0 }
-            let value = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces()
-            fields.append(.init(name: String(decoding: name, as: UTF8.self).lowercased(), value: value))
+            fields.append(.init(name: HeadParser.lowercased(name), value: HeadParser.value(line[(colon + 1)...])))
         }
         return try ResponseHead(status: status, reason: reason, minorVersion: minor, fields: fields)
     }
@@ -85,7 +84,7 @@ package struct HeadParser: Sendable {
     /// `HTTP/1.x SP 3DIGIT [SP reason]`.
     private func parseStatusLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> (Int, Int, String) {
         let bytes = Array(line)
-        guard bytes.count >= 12, bytes.starts(with: Array("HTTP/".utf8)) else { throw .malformedStatusLine }
+        guard bytes.count >= 12, bytes.starts(with: HeadParser.prefix) else { throw .malformedStatusLine }
         guard bytes[5] == UInt8(ascii: "1"), bytes[6] == UInt8(ascii: "."), bytes[7] >= 0x30, bytes[7] <= 0x39 else {
             throw .unsupportedVersion(String(decoding: bytes.prefix(while: { $0 != 0x20 }), as: UTF8.self))
         }
@@ -103,8 +102,33 @@ package struct HeadParser: Sendable {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
         default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            return false
         }
+    }
+
+    /// A field name (token bytes only, so ASCII) in lower case, made without an intermediate copy.
+    private static func lowercased(_ name: ArraySlice<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: name.count) { buffer in
+            for (offset, byte) in name.enumerated() {
+                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return name.count
+        }
+    }
+
+    /// A field value without the spaces and tabs around it, a CR or NUL inside it replaced by
+    /// a space (RFC 9110 §5.5: reject, or replace with SP), so that a value echoed back (an
+    /// ETag in If-Range) cannot carry one into a request. One at either end goes with the spaces.
+    private static func value(_ raw: ArraySlice<UInt8>) -> String {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0 }
+        guard let first = raw.firstIndex(where: { !isBlank($0) }), let last = raw.lastIndex(where: { !isBlank($0) }) else { return "" }
+        let trimmed = raw[first...last]
+        guard trimmed.contains(where: { $0 == 0x0D || $0 == 0 }) else { return String(decoding: trimmed, as: UTF8.self) }
+        return String(decoding: trimmed.map { $0 == 0x0D || $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
     }
 }
