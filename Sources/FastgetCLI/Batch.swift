@@ -121,12 +121,14 @@ enum Batch {
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
     private static func report(_ event: DownloadEvent, of download: Download, _ invocation: Invocation, _ display: BatchDisplay?) {
-        let url = download.url.description
+        // Made only for what shows it: a quiet list of small files has several events a file.
+        var url: String { download.url.description }
         if invocation.json { JSONEvents.write(event, url: url) }
         switch event {
         case .progress(let progress):
+            guard let display else { return }
             let name = download.destination.split(separator: "/").last.map(String.init) ?? url
-            display?.update(url, name: name, progress)
+            display.update(url, name: name, progress)
         case .completed(let report):
             if invocation.json { JSONEvents.done(report, checksum: report.verifiedDigest, url: url) }
             guard !invocation.quiet && !invocation.json else { return }

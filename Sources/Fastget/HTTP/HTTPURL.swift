@@ -32,13 +32,16 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     /// `host[:port]` as sent in the `Host` header: the port only when not the scheme's default.
-    public var authority: String {
-        let name = isIPv6Literal ? "[\(host)]" : host
-        return port == scheme.defaultPort ? name : "\(name):\(port)"
-    }
+    /// (Made once: every request, pool lookup and route asks for it.)
+    public let authority: String
 
     /// Scheme, host and port: connections are shared only within one origin.
-    public var origin: String { "\(scheme.rawValue)://\(authority)" }
+    public let origin: String
+
+    private static func authority(scheme: Scheme, host: String, port: Int) -> String {
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        return port == scheme.defaultPort ? name : "\(name):\(port)"
+    }
 
     /// The URL without credentials, for messages and logs.
     public var description: String { origin + target }
@@ -127,6 +130,8 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
             port = scheme.defaultPort
         }
         target = HTTPURL.requestTarget(remainder)
+        self.authority = HTTPURL.authority(scheme: scheme, host: host, port: port)
+        origin = "\(scheme.rawValue)://\(self.authority)"
     }
 
     private init(scheme: Scheme, host: String, port: Int, target: String) {
@@ -136,6 +141,8 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.target = target
         user = nil
         password = nil
+        authority = HTTPURL.authority(scheme: scheme, host: host, port: port)
+        origin = "\(scheme.rawValue)://\(authority)"
     }
 
     /// Resolves a `Location` value against this URL (RFC 3986 §5.2). Credentials are not carried;
