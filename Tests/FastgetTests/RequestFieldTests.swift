@@ -33,6 +33,13 @@ import Testing
         #expect(head.etag == "\"a X-Injected: 1 \"")
     }
 
+    @Test func aCROrNULInAFoldedLineBecomesASpaceToo() throws {
+        var parser = HeadParser()
+        let bytes = Array("HTTP/1.1 200 OK\r\nLast-Modified: x\r\n y\u{0}z\rw \u{0}\r\n\r\n".utf8)
+        let (head, _) = try #require(try bytes.withUnsafeBytes { try parser.feed($0) })
+        #expect(head.fields == [.init(name: "last-modified", value: "x y z w")])
+    }
+
     @Test func theUsersFieldsReplaceOrRemoveFastgetsOwn() {
         let standard: [(name: String, value: String)] = [("User-Agent", "fastget/1"), ("Accept", "*/*"), ("Accept-Encoding", "identity")]
         let merged = UserHeaderField.merged(

@@ -69,7 +69,7 @@ package struct HeadParser: Sendable {
             if let first = line.first, first == 0x20 || first == 0x09 {
                 // obs-fold (RFC 9112 §5.2): a user agent replaces it with a space.
                 guard !fields.isEmpty else { throw .malformedHeaderLine }
-                let continuation = String(decoding: line, as: UTF8.self).trimmingASCIISpaces()
+                let continuation = HeadParser.value(line)
                 fields[fields.count - 1].value += fields[fields.count - 1].value.isEmpty ? continuation : " " + continuation
                 continue
             }
