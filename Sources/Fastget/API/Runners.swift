@@ -19,9 +19,9 @@ final class Runners: @unchecked Sendable {
         let spawn = monitor.locked { () -> Bool in
             jobs.append(job)
             guard jobs.count > idle, threads < limit else {
-                // One job: one waiting thread to wake (every idle one would wake only to sleep
-                // again: a list of small files submits a job per file).
-                monitor.signal()
+                // A broadcast, not pthread_cond_signal: glibc before 2.41 can lose a signal
+                // (BZ #25847), which would leave this job until an idle thread's deadline.
+                monitor.broadcast()
                 return false
             }
             threads += 1

@@ -43,7 +43,4 @@ package final class Monitor: @unchecked Sendable {
 
     /// Wakes every waiter.
     package func broadcast() { pthread_cond_broadcast(condition) }
-
-    /// Wakes one waiter (at least one, when any waits): for a change only one of them can act on.
-    package func signal() { pthread_cond_signal(condition) }
 }
