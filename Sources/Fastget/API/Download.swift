@@ -218,7 +218,12 @@ public final class Download: Sendable {
 
     /// `start` on a queue's kept threads.
     func start(on runners: Runners) {
-        start { body in runners.submit(body) ? nil : FastgetError(.localIO, "cannot start a download thread: no thread could be started") }
+        start { body in
+            runners.submit(body) { [self] in
+                _ = conclude(.failure(FastgetError(.localIO, "cannot start a download thread: no thread could be started")))
+            }
+            return nil
+        }
     }
 
     /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.

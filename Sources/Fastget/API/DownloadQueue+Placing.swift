@@ -78,3 +78,56 @@ extension DownloadQueue.Entries {
         if index[key]?.isEmpty == true { index[key] = nil }
     }
 }
+
+extension DownloadQueue.Entries {
+    /// Whether this call is to pump (none is pumping); else the one pumping looks once more.
+    mutating func beginPump() -> Bool {
+        guard !pumping else {
+            pumpAgain = true
+            return false
+        }
+        pumping = true
+        return true
+    }
+
+    /// Whether to look once more (a pump was asked for meanwhile); else pumping ends.
+    mutating func endPump() -> Bool {
+        if pumpAgain {
+            pumpAgain = false
+            return true
+        }
+        pumping = false
+        return false
+    }
+
+    /// The queued downloads to start now, oldest first, while fewer than `maximumActive` hold
+    /// a slot; they count as launched from here on.
+    mutating func startable(maximumActive: Int) -> [Download] {
+        var starting: [Download] = []
+        var index = next
+        // `next` moves past what is settled for now: ended, launched or paused.
+        var settled = true
+        while index < downloads.count && launched.count - finishing.count < maximumActive {
+            let download = downloads[index]
+            let key = ObjectIdentifier(download)
+            index += 1
+            looked += 1
+            if launched.contains(key) {
+                if settled { next = index }
+                continue
+            }
+            switch download.state {
+            case .queued:
+                launched.insert(key)
+                starting.append(download)
+            case .paused, .completed, .failed, .cancelled:
+                break
+            default:
+                // Running but not launched by this queue (`run` called directly): looked at again.
+                settled = false
+            }
+            if settled { next = index }
+        }
+        return starting
+    }
+}

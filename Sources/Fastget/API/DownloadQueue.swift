@@ -45,6 +45,9 @@ public final class DownloadQueue: Sendable {
         var next = 0
         /// Downloads `pump` has looked at, in all (for tests).
         var looked = 0
+        /// A thread is in `pump`, and another asked for one meanwhile.
+        var pumping = false
+        var pumpAgain = false
         /// What `idle()` waits on, by number: called with true when the queue is idle, false
         /// when the wait was cancelled. (Closures: the static build has no concurrency types.)
         var idleWaiters: [Int: @Sendable (Bool) -> Void] = [:]
@@ -68,16 +71,25 @@ public final class DownloadQueue: Sendable {
     ///   - restore: rebuild paused entries from the journals in `directory`.
     ///   - session: shared with other downloads and queues; nil: the queue's own.
     /// - Throws: `.usage` for a limit below 1 or invalid options.
-    public init(
+    public convenience init(
         directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
         restore: Bool = true, session: Session? = nil
+    ) throws(FastgetError) {
+        try self.init(
+            directory: directory, maximumActive: maximumActive, options: options, restore: restore, session: session, spawn: Runners.startThread)
+    }
+
+    /// `spawn`: how the queue's threads are started (a test makes it fail).
+    init(
+        directory: String, maximumActive: Int, options: DownloadOptions, restore: Bool, session: Session?,
+        spawn: @escaping Runners.Spawn
     ) throws(FastgetError) {
         guard maximumActive >= 1 else { throw FastgetError(.usage, "a queue needs at least one active download (got \(maximumActive))") }
         try options.validate()
         self.directory = directory
         self.maximumActive = maximumActive
         self.session = session ?? (try! Session()) // its own: its own worker threads too
-        runners = Runners(limit: maximumActive > Int.max / 2 ? Int.max : 2 * maximumActive) // as many again for files syncing
+        runners = Runners(limit: maximumActive > Int.max / 2 ? Int.max : 2 * maximumActive, spawn: spawn) // as many again for files syncing
         ownsSession = session == nil
         var options = options
         options.directory = directory
@@ -271,36 +283,20 @@ public final class DownloadQueue: Sendable {
 
     /// Starts queued downloads, oldest first, while slots are free.
     private func pump() {
-        let (starting, wentIdle) = state.withLock { entries -> ([Download], Bool) in
-            var starting: [Download] = []
-            var index = entries.next
-            // `next` moves past what is settled for now: ended, launched or paused.
-            var settled = true
-            while index < entries.downloads.count && entries.launched.count - entries.finishing.count < maximumActive {
-                let download = entries.downloads[index]
-                let key = ObjectIdentifier(download)
-                index += 1
-                entries.looked += 1
-                if entries.launched.contains(key) {
-                    if settled { entries.next = index }
-                    continue
-                }
-                switch download.state {
-                case .queued:
-                    entries.launched.insert(key)
-                    starting.append(download)
-                case .paused, .completed, .failed, .cancelled:
-                    break
-                default:
-                    // Running but not launched by this queue (`run` called directly): looked at again.
-                    settled = false
-                }
-                if settled { entries.next = index }
+        // One thread pumps at a time; a call meanwhile has it look once more. A start that fails
+        // at once (no thread) settles its download, which pumps: without this, a list whose
+        // threads cannot be started would recurse once for each of its downloads.
+        guard state.withLock({ $0.beginPump() }) else { return }
+        var wentIdle = false
+        repeat {
+            let starting: [Download]
+            (starting, wentIdle) = state.withLock { entries in
+                let starting = entries.startable(maximumActive: maximumActive)
+                // Only a queue that went idle wakes `waitUntilIdle`, not every start and end.
+                return (starting, starting.isEmpty && entries.isIdle)
             }
-            // Only a queue that went idle wakes `waitUntilIdle`, not every start and end.
-            return (starting, starting.isEmpty && entries.isIdle)
-        }
-        starting.forEach { $0.start(on: runners) }
+            starting.forEach { $0.start(on: runners) }
+        } while state.withLock { $0.endPump() }
         if wentIdle { idle.signal() }
         wakeIdleWaiters()
     }

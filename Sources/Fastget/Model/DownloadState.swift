@@ -10,7 +10,8 @@
 /// cancelled   failed       cancelled
 /// ```
 ///
-/// `probing` and `downloading` may also end in `failed` or `cancelled`; `completed`, `failed` and
+/// `probing` and `downloading` may also end in `failed` or `cancelled` (and `queued` in `failed`
+/// when no thread can be started for it); `completed`, `failed` and
 /// `cancelled` are final. Calls that do not apply to the current state (pausing a completed
 /// download, resuming one that is running) change nothing.
 public enum DownloadState: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -41,7 +42,7 @@ public enum DownloadState: String, Sendable, CaseIterable, CustomStringConvertib
 
     /// The transitions the download makes, and no others.
     static let allowed: [DownloadState: Set<DownloadState>] = [
-        .queued: [.probing, .paused, .cancelled],
+        .queued: [.probing, .paused, .failed, .cancelled], // failed: no thread could be started
         .probing: [.downloading, .completed, .paused, .failed, .cancelled],
         .downloading: [.probing, .completed, .paused, .failed, .cancelled],
         .paused: [.queued, .cancelled],
