@@ -150,6 +150,7 @@ private func parse(_ bytes: [UInt8], splits: [Int] = []) throws -> (ResponseHead
         ("bytes 5-9/*", ContentRange(first: 5, last: 9, completeLength: nil)),
         ("bytes */1234", ContentRange(first: nil, last: nil, completeLength: 1234)),
         ("bytes */0", ContentRange(first: nil, last: nil, completeLength: 0)),
+        (" bYtEs \t 7-7/8\t", ContentRange(first: 7, last: 7, completeLength: 8)),
     ])
     func parsesValidForms(text: String, expected: ContentRange) throws {
         #expect(try ContentRange.parse(text) == expected)
@@ -158,6 +159,7 @@ private func parse(_ bytes: [UInt8], splits: [Int] = []) throws -> (ResponseHead
     @Test(arguments: [
         "", "bytes", "bytes 0-4", "bytes 5-4/10", "bytes 0-10/10", "bytes -1-4/10", "bytes 0-4/-1", "items 0-4/10",
         "bytes */*", "bytes 0-/10", "bytes a-b/10", "bytes 0-4/10/3", "bytes 0-99999999999999999999/5",
+        "bytes\u{0}0-4/10", "Bytes\t0-4/10", "bytes 0-1-2/10", "bytes 0-4 /10", "bytes \u{301}0-4/10",
     ])
     func rejectsInvalidForms(_ text: String) {
         #expect(throws: HTTPParseError.invalidContentRange(text)) { try ContentRange.parse(text) }

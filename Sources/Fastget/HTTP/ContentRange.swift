@@ -14,31 +14,42 @@ package struct ContentRange: Sendable, Equatable {
     }
 
     package static func parse(_ value: String) throws(HTTPParseError) -> ContentRange {
-        let text = value.trimmingASCIISpaces()
         let invalid = HTTPParseError.invalidContentRange(value)
-        guard text.utf8.count > 6, text.prefix(6).lowercased() == "bytes " else { throw invalid }
-        let spec = text.dropFirst(6).trimmingASCIISpaces()
-        let halves = spec.split(separator: "/", omittingEmptySubsequences: false)
-        guard halves.count == 2 else { throw invalid }
+        let bytes = Array(value.utf8)
+        let text = trimmed(bytes[...])
+        // "bytes " in any case (an exact space: a NUL is no space).
+        guard text.count > 6, zip(text.prefix(5), "bytes".utf8).allSatisfy({ $0 | 0x20 == $1 }), text[text.startIndex + 5] == 0x20
+        else { throw invalid }
+        let spec = trimmed(text.dropFirst(6))
+        let star: [UInt8] = [UInt8(ascii: "*")]
+        guard let slash = spec.firstIndex(of: UInt8(ascii: "/")), !spec[(slash + 1)...].contains(UInt8(ascii: "/")) else { throw invalid }
+        let (range, length) = (spec[..<slash], spec[(slash + 1)...])
         var complete: Int64?
-        if halves[1] != "*" {
-            guard let number = parseNumber(halves[1]) else { throw invalid }
+        if !length.elementsEqual(star) {
+            guard let number = parseNumber(length) else { throw invalid }
             complete = number
         }
-        if halves[0] == "*" {
+        if range.elementsEqual(star) {
             guard let complete else { throw invalid }
             return ContentRange(first: nil, last: nil, completeLength: complete)
         }
-        let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = parseNumber(bounds[0]), let last = parseNumber(bounds[1]), first <= last else {
-            throw invalid
-        }
+        guard let dash = range.firstIndex(of: UInt8(ascii: "-")), let first = parseNumber(range[..<dash]),
+            let last = parseNumber(range[(dash + 1)...]), first <= last
+        else { throw invalid }
         if let complete, last >= complete { throw invalid }
         return ContentRange(first: first, last: last, completeLength: complete)
     }
 
-    private static func parseNumber(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int64(text)
+    /// Without the spaces and tabs at either end.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return [] }
+        return bytes[first...last]
+    }
+
+    /// 1 to 18 ASCII digits (no sign, no space), so that the value fits an `Int64`.
+    private static func parseNumber(_ digits: ArraySlice<UInt8>) -> Int64? {
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int64($1 - 0x30) }
     }
 }
