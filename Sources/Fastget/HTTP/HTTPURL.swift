@@ -174,7 +174,9 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     }
 
     /// The same URL without user name and password.
-    public var withoutCredentials: HTTPURL { HTTPURL(scheme: scheme, host: host, port: port, target: target) }
+    public var withoutCredentials: HTTPURL {
+        user == nil && password == nil ? self : HTTPURL(scheme: scheme, host: host, port: port, target: target)
+    }
 
     // MARK: - Pieces
 
