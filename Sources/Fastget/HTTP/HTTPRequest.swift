@@ -26,16 +26,24 @@ package struct HTTPRequest: Sendable {
     package func serialized(throughProxy: Bool = false, proxyAuthorization: String? = nil) throws(UnsendableField) -> [UInt8] {
         let target = throughProxy ? url.withoutCredentials.description : url.target
         if target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { throw UnsendableField(name: "request target") }
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        head += method.utf8
+        head.append(0x20)
+        head += target.utf8
+        head += " HTTP/1.1\r\n".utf8
         var all = [(name: "Host", value: host ?? url.authority)]
         if let proxyAuthorization { all.append(("Proxy-Authorization", proxyAuthorization)) }
         all += fields
-        var text = "\(method) \(target) HTTP/1.1\r\n"
         for field in all {
-            if containsLineBreakOrNUL(field.name + field.value) { throw UnsendableField(name: field.name) }
-            text += "\(field.name): \(field.value)\r\n"
+            if containsLineBreakOrNUL(field.name) || containsLineBreakOrNUL(field.value) { throw UnsendableField(name: field.name) }
+            head += field.name.utf8
+            head += ": ".utf8
+            head += field.value.utf8
+            head += "\r\n".utf8
         }
-        text += "\r\n"
-        return Array(text.utf8)
+        head += "\r\n".utf8
+        return head
     }
 }
 

@@ -2,9 +2,11 @@
 package enum FileName {
     /// The URL's last path segment, percent-decoded and made safe; "index.html" when empty.
     package static func derived(from url: HTTPURL) -> String {
-        let path = url.path
-        let last = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
-        return sanitized(percentDecoded(last)) ?? "index.html"
+        // The target is ASCII (`HTTPURL` percent-encodes the rest): its bytes are its characters.
+        let target = url.target.utf8
+        let path = target[..<(target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)]
+        let last = path[(path.lastIndex(of: UInt8(ascii: "/")).map(target.index(after:)) ?? path.startIndex)...]
+        return sanitized(percentDecoded(Substring(last))) ?? "index.html"
     }
 
     /// The file name a `Content-Disposition` value gives (RFC 6266): `filename*` (RFC 8187,
@@ -107,7 +109,9 @@ package enum FileName {
             default: cleaned.append(byte)
             }
         }
-        var text = withoutInvisibleFormatting(String(decoding: cleaned, as: UTF8.self)).trimmingASCIISpaces()
+        // ASCII has no format characters (they are all above U+00AD).
+        let decoded = String(decoding: cleaned, as: UTF8.self)
+        var text = (cleaned.allSatisfy { $0 < 0x80 } ? decoded : withoutInvisibleFormatting(decoded)).trimmingASCIISpaces()
         while text.utf8.count > SidecarFiles.longestNameBytes { text.removeLast() }
         if text.isEmpty || text == "." || text == ".." { return nil }
         return text

@@ -30,9 +30,10 @@ extension SidecarFiles {
     /// Refuses a name whose sidecars would not fit within `NAME_MAX`, before any is created:
     /// otherwise the journal's temporary fails part-way, and every rerun the same way.
     package func checkNameLength() throws(FastgetError) {
-        let name = destination.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? destination
-        let bytes = name.utf8.count
+        let utf8 = destination.utf8
+        let bytes = utf8.distance(from: utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex, to: utf8.endIndex)
         guard bytes > SidecarFiles.longestNameBytes else { return }
+        let name = destination.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? destination
         throw FastgetError(
             .cannotCreateOutput,
             "the file name \(name.prefix(40))… is \(bytes) bytes; fastget needs at most \(SidecarFiles.longestNameBytes), to keep \(SidecarFiles.journalSuffix) files beside it within 255",
