@@ -95,7 +95,8 @@ public final class Session: Sendable {
     /// The connector and pool for connections made with `options` through `proxies`.
     func route(for options: DownloadOptions, proxies: ProxySettings) -> (Connector, ConnectionPool) {
         let key = [
-            options.caFile ?? "-", options.verifiesCertificates ? "verify" : "insecure", "\(options.connectSeconds)", "\(options.ioSeconds)",
+            options.caFile ?? "-", options.verifiesCertificates ? "verify" : "insecure",
+            String(options.connectSeconds.bitPattern, radix: 16), String(options.ioSeconds.bitPattern, radix: 16),
             proxies.identity, "\(options.addressFamily.map { "\($0)" } ?? "any")",
             options.resolve.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
         ].joined(separator: "\u{0}")

@@ -29,7 +29,21 @@ package struct ResponseHead: Sendable, Equatable {
 
     /// Comma-separated tokens of every `name` field, lower-cased.
     package func tokens(_ name: String) -> [String] {
-        values(name).flatMap { $0.split(separator: ",") }.map { $0.trimmingASCIISpaces().lowercased() }.filter { !$0.isEmpty }
+        var tokens: [String] = []
+        for field in fields where field.name == name {
+            guard field.value.utf8.allSatisfy({ $0 < 0x80 }) else {
+                // Split by characters (a comma with a combining mark is no comma) and lower-cased by Unicode.
+                tokens += field.value.split(separator: ",").map { $0.trimmingASCIISpaces().lowercased() }.filter { !$0.isEmpty }
+                continue
+            }
+            for piece in field.value.utf8.split(separator: UInt8(ascii: ",")) {
+                guard let first = piece.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+                    let last = piece.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+                else { continue }
+                tokens.append(String(decoding: piece[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+            }
+        }
+        return tokens
     }
 
     /// The body is chunked when `chunked` is the final transfer coding (RFC 9112 §6.3).
