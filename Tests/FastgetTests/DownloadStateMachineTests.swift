@@ -37,6 +37,31 @@ import Testing
         return machine
     }
 
+    /// A start that finds no thread fails the download it was asked for, and only that: not
+    /// one paused and resumed since, nor one run on the caller's thread meanwhile.
+    @Test func aStartWithNoThreadFailsOnlyTheRunItWasFor() throws {
+        let noThread = FastgetError(.localIO, "cannot start a download thread: no thread could be started")
+        var fresh = Machine()
+        _ = fresh.start()
+        let since = fresh.changes
+        #expect(Self.states(fresh.failUnstarted(noThread, since: since)) == [.failed])
+        #expect(fresh.state == .failed && fresh.outcome.map { (try? $0.get()) == nil } == true)
+
+        var requeued = Machine()
+        _ = requeued.start()
+        let before = requeued.changes
+        _ = requeued.requestStop(.pause)
+        _ = requeued.start() // resumed: queued again, for a start of its own
+        #expect(requeued.state == .queued)
+        #expect(requeued.failUnstarted(noThread, since: before).isEmpty && requeued.state == .queued)
+
+        var ran = Machine()
+        _ = ran.start()
+        let launched = ran.changes
+        _ = ran.begin(resumingPaused: false)
+        #expect(ran.failUnstarted(noThread, since: launched).isEmpty && ran.state == .probing)
+    }
+
     @Test func aRunBeginsFromQueuedAndAPausedOneOnlyWhenResumed() {
         var queued = Self.machine(in: .queued)
         guard case .run(let events) = queued.begin(resumingPaused: false) else { Issue.record("no run"); return }

@@ -206,35 +206,41 @@ public final class Download: Sendable {
     /// Starts the download on a thread of its own and returns at once (from `queued` or
     /// `paused`; otherwise it does nothing). Follow it with events or `result()`.
     public func start() {
-        start { body in
+        start { body, cannotStart in
             do throws(SystemError) {
                 _ = try PosixThread(stackSize: 1 << 20, body)
-                return nil
             } catch {
-                return FastgetError(.localIO, "cannot start a download thread: \(error.reason)").caused(by: error)
+                cannotStart(FastgetError(.localIO, "cannot start a download thread: \(error.reason)").caused(by: error))
             }
         }
     }
 
     /// `start` on a queue's kept threads.
     func start(on runners: Runners) {
-        start { body in
-            runners.submit(body) { [self] in
-                _ = conclude(.failure(FastgetError(.localIO, "cannot start a download thread: no thread could be started")))
-            }
-            return nil
+        start { body, cannotStart in
+            runners.submit(body) { cannotStart(FastgetError(.localIO, "cannot start a download thread: no thread could be started")) }
         }
     }
 
-    /// `start`, with `launch` running its body on another thread (nil) or saying why it could not.
-    private func start(launch: (@escaping @Sendable () -> Void) -> FastgetError?) {
-        let (startable, drain) = control.withLock { control in
+    /// `start`, with `launch` running its body on another thread, or calling `cannotStart` when
+    /// it cannot (then, or later: a queue's thread may fail to start after this returns). The
+    /// download then fails, unless it changed since (`DownloadStateMachine.failUnstarted`); its
+    /// events go out as those of other changes made while nothing runs (`deliverLater`).
+    private func start(launch: (_ body: @escaping @Sendable () -> Void, _ cannotStart: @escaping @Sendable (FastgetError) -> Void) -> Void) {
+        let (startable, drain, since) = control.withLock { control in
             let (launch, events) = control.machine.start()
-            return (launch, hub.post(events))
+            return (launch, hub.post(events), control.machine.changes)
         }
         deliverLater(drain)
         guard startable else { return }
-        if let failure = launch({ [self] in _ = try? self.execute(resumingPaused: false) }) { _ = conclude(.failure(failure)) }
+        launch({ [self] in _ = try? self.execute(resumingPaused: false) }) { [self] error in
+            let drain = control.withLock { control -> Bool in
+                let events = control.machine.failUnstarted(error, since: since)
+                guard !events.isEmpty else { return false }
+                return hub.post(events, then: { [self] in settle() })
+            }
+            deliverLater(drain)
+        }
     }
 
     /// Stops the transfer and keeps it resumable: the workers stop, a last checkpoint is taken,

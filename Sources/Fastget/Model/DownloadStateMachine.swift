@@ -29,6 +29,9 @@ struct DownloadStateMachine: Sendable {
     private(set) var stop: StopRequest?
     /// How the download ended, once its state is final.
     private(set) var outcome: Result<DownloadReport, FastgetError>?
+    /// How many times the state changed: what a start that found no thread compares
+    /// (`failUnstarted`).
+    private(set) var changes = 0
 
     /// `state` is `.paused` for a download a queue restores from its journal.
     init(state: DownloadState = .queued) { self.state = state }
@@ -139,6 +142,15 @@ struct DownloadStateMachine: Sendable {
     private mutating func change(to next: DownloadState) -> Bool {
         guard state.canChange(to: next) else { return false }
         state = next
+        changes += 1
         return true
+    }
+
+    /// No thread could be started for the run `start` asked for when `changes` was `since`:
+    /// the download fails, unless it changed meanwhile (paused, resumed, cancelled, or run on
+    /// the caller's thread), when that start is no longer its. The events tell it (none then).
+    mutating func failUnstarted(_ error: FastgetError, since: Int) -> [DownloadEvent] {
+        guard state == .queued, changes == since else { return [] }
+        return end(.failure(error), in: .failed)
     }
 }
