@@ -31,9 +31,10 @@ extension SidecarFiles {
     /// otherwise the journal's temporary fails part-way, and every rerun the same way.
     package func checkNameLength() throws(FastgetError) {
         let utf8 = destination.utf8
-        let bytes = utf8.distance(from: utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex, to: utf8.endIndex)
+        let last = utf8[(utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex)...]
+        let bytes = last.count
         guard bytes > SidecarFiles.longestNameBytes else { return }
-        let name = destination.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? destination
+        let name = String(decoding: last, as: UTF8.self)
         throw FastgetError(
             .cannotCreateOutput,
             "the file name \(name.prefix(40))… is \(bytes) bytes; fastget needs at most \(SidecarFiles.longestNameBytes), to keep \(SidecarFiles.journalSuffix) files beside it within 255",
