@@ -16,11 +16,11 @@ package struct ContentRange: Sendable, Equatable {
     package static func parse(_ value: String) throws(HTTPParseError) -> ContentRange {
         let invalid = HTTPParseError.invalidContentRange(value)
         let bytes = Array(value.utf8)
-        let text = trimmed(bytes[...])
+        let text = bytes[...].trimmingBytes()
         // "bytes " in any case (an exact space: a NUL is no space).
         guard text.count > 6, zip(text.prefix(5), "bytes".utf8).allSatisfy({ $0 | 0x20 == $1 }), text[text.startIndex + 5] == 0x20
         else { throw invalid }
-        let spec = trimmed(text.dropFirst(6))
+        let spec = text.dropFirst(6).trimmingBytes()
         let star: [UInt8] = [UInt8(ascii: "*")]
         guard let slash = spec.firstIndex(of: UInt8(ascii: "/")), !spec[(slash + 1)...].contains(UInt8(ascii: "/")) else { throw invalid }
         let (range, length) = (spec[..<slash], spec[(slash + 1)...])
@@ -38,13 +38,6 @@ package struct ContentRange: Sendable, Equatable {
         else { throw invalid }
         if let complete, last >= complete { throw invalid }
         return ContentRange(first: first, last: last, completeLength: complete)
-    }
-
-    /// Without the spaces and tabs at either end.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-        else { return [] }
-        return bytes[first...last]
     }
 
     /// 1 to 18 ASCII digits (no sign, no space), so that the value fits an `Int64`.

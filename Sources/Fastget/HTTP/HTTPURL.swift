@@ -38,9 +38,11 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Scheme, host and port: connections are shared only within one origin.
     public let origin: String
 
-    private static func authority(scheme: Scheme, host: String, port: Int) -> String {
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        return port == scheme.defaultPort ? name : "\(name):\(port)"
+    /// `authority` and `origin`, for both initializers.
+    private static func names(scheme: Scheme, host: String, port: Int) -> (authority: String, origin: String) {
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host // an IPv6 literal
+        let authority = port == scheme.defaultPort ? name : "\(name):\(port)"
+        return (authority, "\(scheme.rawValue)://\(authority)")
     }
 
     /// The URL without credentials, for messages and logs.
@@ -130,8 +132,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
             port = scheme.defaultPort
         }
         target = HTTPURL.requestTarget(remainder)
-        self.authority = HTTPURL.authority(scheme: scheme, host: host, port: port)
-        origin = "\(scheme.rawValue)://\(self.authority)"
+        (self.authority, origin) = HTTPURL.names(scheme: scheme, host: host, port: port)
     }
 
     private init(scheme: Scheme, host: String, port: Int, target: String) {
@@ -141,8 +142,7 @@ public struct HTTPURL: Sendable, Equatable, Hashable, CustomStringConvertible {
         self.target = target
         user = nil
         password = nil
-        authority = HTTPURL.authority(scheme: scheme, host: host, port: port)
-        origin = "\(scheme.rawValue)://\(authority)"
+        (authority, origin) = HTTPURL.names(scheme: scheme, host: host, port: port)
     }
 
     /// Resolves a `Location` value against this URL (RFC 3986 §5.2). Credentials are not carried;

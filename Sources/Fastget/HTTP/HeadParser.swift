@@ -76,7 +76,7 @@ package struct HeadParser: Sendable {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else { throw .malformedHeaderLine }
             let name = line[line.startIndex..<colon]
             guard name.allSatisfy(HeadParser.isTokenByte) else { throw .malformedHeaderLine }
-            fields.append(.init(name: HeadParser.lowercased(name), value: HeadParser.value(line[(colon + 1)...])))
+            fields.append(.init(name: name.asciiLowercased(), value: HeadParser.value(line[(colon + 1)...])))
         }
         return try ResponseHead(status: status, reason: reason, minorVersion: minor, fields: fields)
     }
@@ -111,23 +111,11 @@ package struct HeadParser: Sendable {
         }
     }
 
-    /// A field name (token bytes only, so ASCII) in lower case, made without an intermediate copy.
-    private static func lowercased(_ name: ArraySlice<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: name.count) { buffer in
-            for (offset, byte) in name.enumerated() {
-                buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-            }
-            return name.count
-        }
-    }
-
     /// A field value without the spaces and tabs around it, a CR or NUL inside it replaced by
     /// a space (RFC 9110 §5.5: reject, or replace with SP), so that a value echoed back (an
     /// ETag in If-Range) cannot carry one into a request. One at either end goes with the spaces.
     private static func value(_ raw: ArraySlice<UInt8>) -> String {
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0 }
-        guard let first = raw.firstIndex(where: { !isBlank($0) }), let last = raw.lastIndex(where: { !isBlank($0) }) else { return "" }
-        let trimmed = raw[first...last]
+        let trimmed = raw.trimmingBytes { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0 }
         guard trimmed.contains(where: { $0 == 0x0D || $0 == 0 }) else { return String(decoding: trimmed, as: UTF8.self) }
         return String(decoding: trimmed.map { $0 == 0x0D || $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
     }

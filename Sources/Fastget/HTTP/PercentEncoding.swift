@@ -29,11 +29,22 @@ func hexValue(_ byte: UInt8) -> UInt8? {
 
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs.
-    func trimmingASCIISpaces() -> String {
-        let utf8 = Array(self.utf8)
-        guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-            let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-        else { return "" }
-        return String(decoding: utf8[first...last], as: UTF8.self)
+    func trimmingASCIISpaces() -> String { String(decoding: Array(utf8).trimmingBytes(), as: UTF8.self) }
+}
+
+extension BidirectionalCollection<UInt8> {
+    /// Without the bytes `isBlank` names at either end: by default spaces and tabs.
+    func trimmingBytes(_ isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }) -> SubSequence {
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return self[endIndex...] }
+        return self[first...last]
+    }
+
+    /// The bytes as a String with A-Z lower-cased (for ASCII text, what `lowercased()` gives),
+    /// made without an intermediate copy.
+    func asciiLowercased() -> String {
+        String(unsafeUninitializedCapacity: count) { buffer in
+            for (offset, byte) in enumerated() { buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
+            return count
+        }
     }
 }

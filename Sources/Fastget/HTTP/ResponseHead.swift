@@ -37,10 +37,8 @@ package struct ResponseHead: Sendable, Equatable {
                 continue
             }
             for piece in field.value.utf8.split(separator: UInt8(ascii: ",")) {
-                guard let first = piece.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-                    let last = piece.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
-                else { continue }
-                tokens.append(String(decoding: piece[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+                let token = piece.trimmingBytes()
+                if !token.isEmpty { tokens.append(token.asciiLowercased()) }
             }
         }
         return tokens
