@@ -56,6 +56,10 @@ public final class TestServer: Sendable {
     /// The link all connections share (`Configuration.linkRate`).
     private let link: SharedPacer?
     private let listener: Int32
+    /// After `stop`, a socket bound to the port and not listening: a client still gets
+    /// "connection refused", and no server started later (by this test or one running beside
+    /// it) is given the same port, which would answer for this one's URLs.
+    private let reservation = Atomic<Int32>(-1)
     let handler: @Sendable (RecordedRequest) -> TestResponse
     private let recorded = Locked<[RecordedRequest]>([])
     private let served = Locked<[ServedResponse]>([])
@@ -73,37 +77,11 @@ public final class TestServer: Sendable {
         link = configuration.linkRate.map(SharedPacer.init)
         let ipv6 = configuration.ipv6
         address = ipv6 ? "::1" : configuration.ipv4Address
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var storage = sockaddr_storage()
-        var length: socklen_t
-        if ipv6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_addr = in6addr_loopback
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr(configuration.ipv4Address)
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
-        }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0, listen(fd, 256) == 0 else {
-            close(fd)
+        guard let (fd, port) = Self.bound(ipv6: ipv6, ipv4Address: configuration.ipv4Address, port: 0), listen(fd, 256) == 0 else {
             throw SystemError("bind/listen")
         }
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
         listener = fd
-        // The port sits at the same offset in sockaddr_in and sockaddr_in6.
-        port = Int(UInt16(bigEndian: withUnsafeBytes(of: &storage) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
+        self.port = Int(port)
         let thread = try PosixThread { [self] in acceptLoop() }
         acceptThread.withLock { $0 = thread }
     }
@@ -118,7 +96,46 @@ public final class TestServer: Sendable {
         try self.init(configuration) { _ in .file(file) }
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        let fd = reservation.load(ordering: .acquiring)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// A TCP socket with SO_REUSEADDR bound to `port` (0: a free one) on the server's loopback
+    /// address, and the port it got; nil if it could not be bound.
+    private static func bound(ipv6: Bool, ipv4Address: String, port: UInt16) -> (Int32, UInt16)? {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var storage = sockaddr_storage()
+        var length: socklen_t
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            address.sin6_port = port.bigEndian
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr(ipv4Address)
+            address.sin_port = port.bigEndian
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
+        }
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 ? getsockname(fd, $0, &length) : -1 }
+        }
+        guard result == 0 else {
+            close(fd)
+            return nil
+        }
+        // The port sits at the same offset in sockaddr_in and sockaddr_in6.
+        return (fd, UInt16(bigEndian: withUnsafeBytes(of: &storage) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
+    }
 
     /// `http://127.0.0.1:PORT` (or `https://`, or `[::1]`) + `path`.
     public func url(_ path: String = "/file.bin") -> String {
@@ -170,6 +187,9 @@ public final class TestServer: Sendable {
             $0 = nil
         }
         close(listener)
+        if let (fd, _) = Self.bound(ipv6: configuration.ipv6, ipv4Address: configuration.ipv4Address, port: UInt16(port)) {
+            reservation.store(fd, ordering: .releasing)
+        }
     }
 
     var isStopped: Bool { stopped.load(ordering: .acquiring) }
