@@ -97,6 +97,7 @@ struct CommandLineOption {
             .init(
                 "N", "timestamping", .flag(\.options.timestamping), "fetch an existing file again only if it changed on the server"),
             .init("R", "remote-time", .flag(\.options.remoteTime), "give the file the server's Last-Modified time"),
+            .init(nil, "xattr", .flag(\.options.recordsOrigin), "record the URL in the file's user.xdg.origin.url attribute"),
             .init(
                 "H", "header", "'N: V'", .text(OptionValue.header), "send this header field, replacing fastget's",
                 note: "repeatable; 'N:' removes it"),

@@ -23,6 +23,9 @@ enum OptionDetails {
         "remote-time": [
             "give the file the server's Last-Modified as its modification time (off by default, as in curl: the time is when it was downloaded; -N turns it on)"
         ],
+        "xattr": [
+            "as curl's and wget's --xattr: once the file is complete, the URL as given (without credentials) goes in its extended attribute user.xdg.origin.url; off by default, as there. Where the file system keeps no user attributes, nothing is recorded"
+        ],
         "cookie": [
             "cookies follow RFC 6265 within a download and across its redirects: domain, path, Secure, host-only, expiry; they go only to the download's URL and the origins its redirects lead to, never to another site, a mirror on another origin or the journal; -H 'Cookie:' sends none",
             "refused: a Domain that is a public suffix (co.uk, github.io: a snapshot of 186 common suffixes, not the full list), a plain http answer replacing a Secure cookie; at most 3000 cookies, 50 per domain from servers, 1 MiB saved, 8 KiB sent",

@@ -56,7 +56,7 @@ private func fastget(_ arguments: [String], in directory: TemporaryDirectory) th
         // Its first 700,000 bytes were the user's, checked by nothing: the finished file gets
         // no completion mark, and the rerun does not call it complete as if it had one.
         #expect(again.stderr != "fastget: file.bin is already complete\n", "\(again.stderr)")
-        #expect(FileSystem.attribute(directory.file("file.bin"), "user.fastget.complete") == nil)
+        #expect(FileSystem.attribute(directory.file("file.bin"), "user.fastget") == nil, "no mark at all")
     }
 
     @Test func reportsNotFoundWithExit66() throws {

@@ -126,7 +126,7 @@ import Testing
             "\(result.stderr)")
         #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(victimBytes))
         #expect(bodyGETs(server).isEmpty)
-        #expect(FileSystem.attribute(directory.file("f.bin"), CompletionMark.complete) == nil)
+        #expect(FileSystem.attribute(directory.file("f.bin"), SidecarFiles.partMark) == nil, "no mark at all")
         let again = try run(["-o", "f.bin", server.url()], in: directory)
         #expect(again.status == 73, "\(again.stderr)")
         #expect(again.stderr.contains("f.bin already exists"), "\(again.stderr)")

@@ -259,7 +259,8 @@ extension Download {
             // lets a rerun that finds it beside the final file call that file complete.
             if let checkpointer = start.checkpointer, checkpointer.hasJournal { _ = try? checkpointer.checkpoint(start.table) }
             try start.output.finish(
-                length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified)
+                length: length, replacing: start.replacesDestination, mark: checked ? mark : nil, modified: modified,
+                origin: options.recordsOrigin ? mark.url : nil)
         } catch {
             // A file appeared at the final name: every byte is in and synced, so a last
             // checkpoint lets the rerun (once the way is clear) finish without fetching. Not

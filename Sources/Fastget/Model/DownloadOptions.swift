@@ -128,6 +128,9 @@ public struct DownloadOptions: Sendable {
     public var timestamping: Bool = false
     /// Give the file the server's `Last-Modified` as its modification time (curl's `-R`).
     public var remoteTime: Bool = false
+    /// Record the URL (without credentials) in the finished file's extended attribute
+    /// `user.xdg.origin.url`, as curl's and wget's `--xattr` do. Off by default, as there.
+    public var recordsOrigin: Bool = false
     /// Create the output's directory, and its parents, when it is missing.
     public var createsDirectories: Bool = false
     /// With a file already at the output path: leave it and succeed when it has the server's

@@ -48,6 +48,8 @@ final class OutputFile: WriteTarget, Sendable {
         // is another program's (`SidecarFiles.partIsForeign`).
         if let inode = status?.inode {
             handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url))
+            // An earlier release's mark goes: the file is this release's now.
+            if keeping { handle.removeAttribute(SidecarFiles.earlierPartMark) }
         }
         guard let length, length > 0 else {
             sized = length == 0 && status?.size == 0 ? 0 : nil
@@ -214,14 +216,17 @@ final class OutputFile: WriteTarget, Sendable {
     /// name just after. Fails without a rename when any earlier sync of the file failed.
     /// `mark`: the download it completes (`CompletionMark`), recorded on the file before the
     /// sync. `modified`: seconds since the epoch to give the file as its modification time.
-    func finish(length: Int64, replacing: Bool, mark: Journal? = nil, modified: Int? = nil) throws(FastgetError) {
+    /// `origin`: a URL to record in `user.xdg.origin.url` (`DownloadOptions.recordsOrigin`).
+    func finish(length: Int64, replacing: Bool, mark: Journal? = nil, modified: Int? = nil, origin: String? = nil) throws(FastgetError) {
         do throws(SystemError) {
             if sized != length, try handle.size() != length { try handle.setLength(length) }
         } catch {
             throw FastgetError.local(error, path: partPath)
         }
         if let modified { HTTPDate.setModificationTime(handle.descriptor, seconds: modified) }
-        if let mark { CompletionMark.mark(handle, as: mark) }
+        // The `.part`'s mark becomes the completion mark; without one, it goes after the rename.
+        let marked = mark.map { CompletionMark.mark(handle, as: $0) } ?? false
+        if let origin { handle.setAttribute(CompletionMark.origin, origin) }
         #if FASTGET_FAULTS
         FaultInjection.willSyncForRename(partPath)
         #endif
@@ -243,7 +248,7 @@ final class OutputFile: WriteTarget, Sendable {
         try checkIsAt(finalPath, "as it was renamed")
         // Only now is it no `.part`: until the rename, a kill or a file that appeared at the
         // final name leaves a `.part` that the rerun must know for fastget's.
-        handle.removeAttribute(SidecarFiles.partMark)
+        if !marked { handle.removeAttribute(SidecarFiles.partMark) }
         do {
             try handle.close()
             try FileSystem.syncDirectory(containing: finalPath)

@@ -8,13 +8,41 @@ extension SidecarFiles {
     /// The extended attribute on a `.part` fastget created or took charge of (`-c`): with no
     /// journal beside it (a single stream, a small file stopped before its first journal, a
     /// failed digest, a kill between two steps), it tells fastget's `.part` from another
-    /// program's of the same name (Firefox and yt-dlp use the suffix too). Its value
-    /// (`partMarkValue`) names the file's inode and the download's URL: a mark copied with the
-    /// file (`cp -a`, `rsync -X`, `tar --xattrs`) is on another inode and counts for nothing.
-    static let partMark = "user.fastget.part"
+    /// program's of the same name (Firefox and yt-dlp use the suffix too). While the file is
+    /// written its value (`partMarkValue`) names the file's inode and the download's URL (by
+    /// its CRC-32): a mark copied with the file (`cp -a`, `rsync -X`, `tar --xattrs`) is on
+    /// another inode and counts for nothing. Just before the rename the same attribute becomes
+    /// the completion mark (`CompletionMark`), in one `fsetxattr`: a kill at any moment leaves
+    /// a `.part` that names its URL. One short attribute fits in the inode (ext4 keeps about
+    /// 90 bytes there); two, or a long one, take a block of their own for every file.
+    static let partMark = "user.fastget"
 
     /// The `partMark` of the file `inode` holding a download of `url` (without credentials).
-    static func partMarkValue(inode: UInt64, url: String) -> String { "\(inode) \(url)" }
+    static func partMarkValue(inode: UInt64, url: String) -> String { "p \(inode) \(urlTag(url))" }
+
+    /// What the marks store of a URL: its CRC-32, 8 hex digits. A mark is only an attribute
+    /// anyone with write access can plant, so a stronger digest would vouch for nothing more.
+    static func urlTag(_ url: String) -> String { hex8(CRC32.checksum(url.utf8)) }
+
+    /// `value` in 8 lower-case hex digits.
+    static func hex8(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// The mark of earlier releases, read so that their `.part` files still resume: its
+    /// value is the inode, a space, and the URL.
+    static let earlierPartMark = "user.fastget.part"
+
+    /// Whether the `.part` with `status` carries a mark naming `url`: while written (this
+    /// inode), once complete (`CompletionMark`: its rename did not happen), or an earlier
+    /// release's.
+    private func isMarked(_ status: FileSystem.Status, url: String) -> Bool {
+        if let value = FileSystem.attribute(part, SidecarFiles.partMark) {
+            return value == SidecarFiles.partMarkValue(inode: status.inode, url: url) || CompletionMark.names(value, url: url)
+        }
+        return FileSystem.attribute(part, SidecarFiles.earlierPartMark) == "\(status.inode) \(url)"
+    }
 
     /// Why a sidecar that is there is not this user's to adopt, nil when it is: it has other
     /// names (a hard link planted at `.part` would have the download written into the user's
@@ -129,13 +157,13 @@ extension SidecarFiles {
     /// for another program's: refused with a hint, never overwritten.
     package func partIsForeign(url: String) -> Bool {
         guard let status = FileSystem.entryStatus(part), status.kind == .regular, status.size > 0, !hasJournal else { return false }
-        return FileSystem.attribute(part, SidecarFiles.partMark) != SidecarFiles.partMarkValue(inode: status.inode, url: url)
+        return !isMarked(status, url: url)
     }
 
     /// `partIsForeign` on what `look` saw: no `.part`, or no journal, costs no other lookup.
     func partIsForeign(url: String, _ look: Look) -> Bool {
         guard let status = look.part, status.kind == .regular, status.size > 0, look.journal == nil || !hasJournal else { return false }
-        return FileSystem.attribute(part, SidecarFiles.partMark) != SidecarFiles.partMarkValue(inode: status.inode, url: url)
+        return !isMarked(status, url: url)
     }
 
     /// Whether a journal of fastget's is at `journal`: one that reads, or one damaged or from
