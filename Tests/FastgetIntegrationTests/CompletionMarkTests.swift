@@ -55,21 +55,108 @@ import Testing
         #expect(FileSystem.attribute(directory.file("y.bin"), "user.xdg.origin.url") == nil)
     }
 
-    /// An earlier release's `.part` without a journal, known by its `user.fastget.part`
-    /// ("INODE URL"), is still fastget's: run again, and its old mark does not stay behind.
-    @Test func anEarlierReleasesPartIsStillFastgets() throws {
-        let data = testBytes(count: 4 << 20, seed: 2902)
-        let server = try TestServer(file: TestFile(data))
+    /// An earlier release's `.part` with its journal, known by its `user.fastget.part`
+    /// ("INODE URL"), resumes; its old marks (and an old completion text) do not stay behind.
+    @Test func anEarlierReleasesPartResumesAndLosesItsOldMarks() throws {
+        let mirror = try MirrorResumeTests.Mirror(testBytes(count: 8 << 20, seed: 2902), etag: "\"e1\"")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let part = directory.file("f.bin.part")
-        try Data(data[0..<1_000_000]).write(to: URL(fileURLWithPath: part))
+        let arguments = ["-q", "-n", "4", "--checkpoint-interval", "0.1", "-o", "r.bin", mirror.server.url()]
+        let journal = try MirrorResumeTests().runAndKill(arguments, in: directory, mirror)
+        let part = directory.file("r.bin.part")
         let inode = try #require(FileSystem.entryStatus(part)).inode
-        #expect(try FileDescriptor.openRegular(part).setAttribute("user.fastget.part", "\(inode) \(server.url())"))
-        let result = try run(["-q", "-o", "f.bin", server.url()], in: directory)
+        let file = try FileDescriptor.openRegular(part)
+        file.removeAttribute("user.fastget")
+        #expect(file.setAttribute("user.fastget.part", "\(inode) \(mirror.server.url())"))
+        #expect(file.setAttribute("user.fastget.complete", "planted"))
+        try file.close()
+        mirror.server.clearRecords()
+        let result = try run(arguments, in: directory)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(SHA256.hex(ofFile: directory.file("f.bin")) == SHA256.hex(data))
-        #expect(attributeNames(directory.file("f.bin")) == ["user.fastget"])
+        #expect(SHA256.hex(ofFile: directory.file("r.bin")) == SHA256.hex(testBytes(count: 8 << 20, seed: 2902)))
+        #expect(!mirror.server.requests.contains { $0.header("Range") == "bytes=0-" } && journal.bytesWritten > 0, "resumed")
+        #expect(attributeNames(directory.file("r.bin")) == ["user.fastget"])
+    }
+
+    /// The attack a CRC-32 of the URL allowed: a server picks a URL of its own whose CRC-32 is
+    /// another's (four characters of a query string), serves other bytes under that file's
+    /// length and validators, and the other URL's next run called them its complete file.
+    @Test func aURLWithAnotherURLsCRCDoesNotInheritItsCompletion() throws {
+        let real = try TestServer(file: TestFile(small))
+        let other = testBytes(count: small.count, seed: 2903)
+        let evil = try TestServer(file: TestFile(other))
+        let forged = try #require(CompletionMarkTests.urlWithTheCRC(of: real.url(), startingWith: evil.url("/f.bin?q=")))
+        #expect(CRC32.checksum(forged.utf8) == CRC32.checksum(real.url().utf8) && forged != real.url())
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(try run(["-q", "-o", "f.bin", forged], in: directory).status == 0)
+        let result = try run(["-o", "f.bin", real.url()], in: directory)
+        #expect(result.status == 73 && result.stderr.contains("f.bin already exists"), "\(result.stderr)")
+        let timestamped = try run(["-N", "-o", "f.bin", real.url()], in: directory)
+        #expect(timestamped.status == 0, "\(timestamped.stderr)")
+        // -N falls back to wget's rule (length and date), as for any unmarked file.
+        #expect(!real.requests.contains { $0.header("If-None-Match") != nil }, "the forged mark's ETag was not sent")
+    }
+
+    /// `prefix` and four URL-safe characters whose CRC-32 is `target`'s: the four bytes that
+    /// force a CRC-32 are computed backwards through its table, for prefixes numbered in turn
+    /// until they are all URL-safe (about one in 230).
+    static func urlWithTheCRC(of target: String, startingWith prefix: String) -> String? {
+        let table: [UInt32] = (0..<256).map { index in
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+            return value
+        }
+        var byTopByte = [Int](repeating: 0, count: 256)
+        for (index, entry) in table.enumerated() { byTopByte[Int(entry >> 24)] = index }
+        var indexes = [Int](repeating: 0, count: 4)
+        var wanted = ~CRC32.checksum(target.utf8)
+        for position in (0..<4).reversed() {
+            indexes[position] = byTopByte[Int(wanted >> 24)]
+            wanted = (wanted ^ table[indexes[position]]) << 8
+        }
+        let safe = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        for number in 0..<100_000 {
+            let start = prefix + "\(number)x"
+            var register = ~CRC32.checksum(start.utf8)
+            var bytes: [UInt8] = []
+            for index in indexes {
+                bytes.append(UInt8(truncatingIfNeeded: register ^ UInt32(index)))
+                register = (register >> 8) ^ table[index]
+            }
+            if bytes.allSatisfy(safe.contains) { return start + String(decoding: bytes, as: UTF8.self) }
+        }
+        return nil
+    }
+
+    /// A `.part` in its completed state (a kill between its mark and its rename) is fastget's
+    /// only while it is as it was completed and names this URL: one written since, or another
+    /// URL's, is refused as another program's and left as it is.
+    @Test(arguments: ["written since", "another URL"])
+    func aCompletedPartIsFastgetsOnlyAsItWasCompleted(_ change: String) throws {
+        let server = try TestServer(file: TestFile(small))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = change == "another URL" ? server.url("/another.bin") : server.url()
+        #expect(try run(["-q", "-o", "f.bin", url], in: directory).status == 0)
+        let part = directory.file("f.bin.part")
+        #expect(rename(directory.file("f.bin"), part) == 0)
+        if change == "written since" {
+            let file = try FileDescriptor.openRegular(part)
+            try file.write(Array("changed".utf8), at: 0)
+            try file.close()
+        }
+        let before = SHA256.hex(ofFile: part)
+        let result = try run(["-o", "f.bin", server.url()], in: directory)
+        #expect(result.status == 73 && result.stderr.contains("f.bin.part was not made by fastget"), "\(result.stderr)")
+        #expect(SHA256.hex(ofFile: part) == before)
+        // As it was completed, for this URL: fastget's, and the rerun fetches the file.
+        if change == "another URL" {
+            #expect(try run(["-q", "-o", "g.bin", server.url()], in: directory).status == 0)
+            #expect(rename(directory.file("g.bin"), directory.file("g.bin.part")) == 0)
+            #expect(try run(["-q", "-o", "g.bin", server.url()], in: directory).status == 0)
+            #expect(SHA256.hex(ofFile: directory.file("g.bin")) == SHA256.hex(small))
+        }
     }
 
     /// A file an earlier release completed (`user.xdg.origin.url` and the four-line

@@ -1,13 +1,14 @@
 /// What a file fastget completed carries: its `.part`'s mark (`SidecarFiles.partMark`),
 /// turned just before the rename into `d LENGTH MTIME URL VERSION ETAG`: the length, the
-/// file's modification time when it was completed, the CRC-32s of the URL (without
-/// credentials) and of every validator (a weak ETag changes where Last-Modified does not),
-/// and the ETag as sent (`-` without one), for `If-None-Match`. A later run that finds the
-/// same at its destination knows the file is this download, finished and not written since,
-/// and says it is complete instead of refusing an existing file: the rerun of an interrupted
-/// `-i` list completes it. Without a validator that can guard a range (no way to tell versions
-/// apart), or where the file system has no extended attributes, nothing is marked, and an
-/// existing file is refused as before.
+/// file's modification time when it was completed, the URL's tag (`SidecarFiles.urlTag`,
+/// without credentials), the CRC-32 of every validator (a weak ETag changes where
+/// Last-Modified does not; `-` when a strong ETag decides alone, RFC 9110 §8.8.1), and the
+/// ETag as sent (`-` without one), for `If-None-Match`. A later run that finds the same at its
+/// destination knows the file is this download, finished and not written since, and says it
+/// is complete instead of refusing an existing file: the rerun of an interrupted `-i` list
+/// completes it. Without a validator that can guard a range (no way to tell versions apart),
+/// or where the file system has no extended attributes, nothing is marked, and an existing
+/// file is refused as before.
 ///
 /// Earlier releases marked a file with two attributes, `user.xdg.origin.url` and
 /// `user.fastget.complete` (the length, the validator `If-Range` carried, the time, then every
@@ -23,9 +24,11 @@ enum CompletionMark {
     /// The mark's value for `header` (length, validator) at `mtime`; nil without a validator
     /// that can guard a range.
     static func value(_ header: Journal, mtime: String) -> String? {
-        guard let validator = header.validator, validator.guardDescription != nil else { return nil }
-        let version = SidecarFiles.hex8(CRC32.checksum(validator.description.utf8))
-        return "d \(header.length) \(mtime) \(SidecarFiles.urlTag(header.url)) \(version) \(validator.etag ?? "-")"
+        guard let validator = header.validator, validator.guardDescription != nil, let url = SidecarFiles.urlTag(header.url) else {
+            return nil
+        }
+        let version = validator.strongETag != nil ? "-" : String(CRC32.checksum(validator.description.utf8), radix: 16)
+        return "d \(header.length) \(mtime) \(url) \(version) \(validator.etag ?? "-")"
     }
 
     /// The fields of a completion mark: "d", length, time, URL, version, ETag; nil for
@@ -35,8 +38,12 @@ enum CompletionMark {
         return fields.count == 6 && fields[0] == "d" ? fields : nil
     }
 
-    /// Whether `value` is a completion mark of `url`'s download.
-    static func names(_ value: String, url: String) -> Bool { fields(value)?[3] == SidecarFiles.urlTag(url)[...] }
+    /// Whether `value` is a completion mark of `url`'s download on a file that is still
+    /// `size` bytes long and last modified at `mtime`: as it was completed.
+    static func names(_ value: String, url: String, size: Int64, mtime: String?) -> Bool {
+        guard let fields = fields(value), let mtime, let tag = SidecarFiles.urlTag(url) else { return false }
+        return fields[1] == "\(size)"[...] && fields[2] == mtime[...] && fields[3] == tag[...]
+    }
 
     /// Turns the open `.part`'s mark into the completion mark of the download `header`
     /// describes, just before its rename. False when it is not marked (see the type).
@@ -51,11 +58,10 @@ enum CompletionMark {
     /// that version any more, whatever the server says). A three-line mark knows only a strong one.
     static func etag(_ path: String, url: String) -> String? {
         if let value = FileSystem.attribute(path, SidecarFiles.partMark) {
-            guard let fields = fields(value), fields[3] == SidecarFiles.urlTag(url)[...], fields[5] != "-",
-                let size = FileSystem.size(path), fields[1] == "\(size)"[...],
-                let mtime = FileSystem.modificationTime(path), fields[2] == mtime[...]
+            guard let size = FileSystem.size(path), names(value, url: url, size: size, mtime: FileSystem.modificationTime(path)),
+                let etag = fields(value)?[5], etag != "-"
             else { return nil }
-            return containsControlCharacter(fields[5]) ? nil : String(fields[5])
+            return containsControlCharacter(etag) ? nil : String(etag)
         }
         guard FileSystem.attribute(path, origin) == url, let text = FileSystem.attribute(path, complete),
             let size = FileSystem.size(path), let mtime = FileSystem.modificationTime(path)

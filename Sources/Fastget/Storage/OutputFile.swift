@@ -46,10 +46,14 @@ final class OutputFile: WriteTarget, Sendable {
         identity = status
         // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
         // is another program's (`SidecarFiles.partIsForeign`).
-        if let inode = status?.inode {
-            handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url))
-            // An earlier release's mark goes: the file is this release's now.
-            if keeping { handle.removeAttribute(SidecarFiles.earlierPartMark) }
+        if let inode = status?.inode, let mark = SidecarFiles.partMarkValue(inode: inode, url: url) {
+            handle.setAttribute(SidecarFiles.partMark, mark)
+            // An earlier release's marks go: the file is this release's now, and a completion
+            // text it had must not vouch for it once it is finished unmarked (`-c`).
+            if keeping {
+                handle.removeAttribute(SidecarFiles.earlierPartMark)
+                handle.removeAttribute(CompletionMark.complete)
+            }
         }
         guard let length, length > 0 else {
             sized = length == 0 && status?.size == 0 ? 0 : nil

@@ -9,25 +9,32 @@ extension SidecarFiles {
     /// journal beside it (a single stream, a small file stopped before its first journal, a
     /// failed digest, a kill between two steps), it tells fastget's `.part` from another
     /// program's of the same name (Firefox and yt-dlp use the suffix too). While the file is
-    /// written its value (`partMarkValue`) names the file's inode and the download's URL (by
-    /// its CRC-32): a mark copied with the file (`cp -a`, `rsync -X`, `tar --xattrs`) is on
+    /// written its value (`partMarkValue`) names the file's inode and the download's URL
+    /// (`urlTag`): a mark copied with the file (`cp -a`, `rsync -X`, `tar --xattrs`) is on
     /// another inode and counts for nothing. Just before the rename the same attribute becomes
     /// the completion mark (`CompletionMark`), in one `fsetxattr`: a kill at any moment leaves
     /// a `.part` that names its URL. One short attribute fits in the inode (ext4 keeps about
     /// 90 bytes there); two, or a long one, take a block of their own for every file.
     static let partMark = "user.fastget"
 
-    /// The `partMark` of the file `inode` holding a download of `url` (without credentials).
-    static func partMarkValue(inode: UInt64, url: String) -> String { "p \(inode) \(urlTag(url))" }
+    /// The `partMark` of the file `inode` holding a download of `url` (without credentials);
+    /// nil when libcrypto cannot compute the tag.
+    static func partMarkValue(inode: UInt64, url: String) -> String? { urlTag(url).map { "p \(inode) \($0)" } }
 
-    /// What the marks store of a URL: its CRC-32, 8 hex digits. A mark is only an attribute
-    /// anyone with write access can plant, so a stronger digest would vouch for nothing more.
-    static func urlTag(_ url: String) -> String { hex8(CRC32.checksum(url.utf8)) }
-
-    /// `value` in 8 lower-case hex digits.
-    static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
+    /// What the marks store of a URL: the first 64 bits of its SHA-256, in 11 base64url
+    /// characters. Not a CRC: a server could pick a URL of its own (a query string) with the
+    /// CRC of another's, and have its file pass for that one's completed download.
+    static func urlTag(_ url: String) -> String? {
+        guard let digest = Digest(.sha256) else { return nil }
+        var text = url
+        text.withUTF8 { digest.update(UnsafeRawBufferPointer($0)) }
+        let hex = Array(digest.finish().utf8.prefix(16))
+        var value: UInt64 = 0
+        for digit in hex { value = value << 4 | UInt64(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10) }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        // 64 bits in 11 sextets, the first holding the top 4 bits.
+        let sextets = (0..<11).reversed().map { Int((value >> (6 * UInt64($0))) & 0x3F) }
+        return String(decoding: sextets.map { alphabet[$0] }, as: UTF8.self)
     }
 
     /// The mark of earlier releases, read so that their `.part` files still resume: its
@@ -35,11 +42,12 @@ extension SidecarFiles {
     static let earlierPartMark = "user.fastget.part"
 
     /// Whether the `.part` with `status` carries a mark naming `url`: while written (this
-    /// inode), once complete (`CompletionMark`: its rename did not happen), or an earlier
-    /// release's.
+    /// inode), once complete and still as it was completed (its rename did not happen), or an
+    /// earlier release's.
     private func isMarked(_ status: FileSystem.Status, url: String) -> Bool {
         if let value = FileSystem.attribute(part, SidecarFiles.partMark) {
-            return value == SidecarFiles.partMarkValue(inode: status.inode, url: url) || CompletionMark.names(value, url: url)
+            return value == SidecarFiles.partMarkValue(inode: status.inode, url: url)
+                || CompletionMark.names(value, url: url, size: status.size, mtime: FileSystem.modificationTime(part))
         }
         return FileSystem.attribute(part, SidecarFiles.earlierPartMark) == "\(status.inode) \(url)"
     }
