@@ -24,11 +24,12 @@ package final class FileLock: @unchecked Sendable {
     /// The corresponding C functions are `open`, `flock`, `fstat` and `stat`.
     package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
         for _ in 0..<8 {
-            guard let fd = try open(path) else { continue } // removed between two opens
+            guard let (fd, created) = try open(path) else { continue } // removed between two opens
             // A lock file is empty and regular. Anything else at that path is somebody's file
             // (a download named `x.fastget.lock`, a FIFO): never lock it, or remove it on release.
+            // One this call created is that.
             var held = stat()
-            guard fstat(fd, &held) == 0, (held.st_mode & S_IFMT) == S_IFREG, held.st_size == 0 else {
+            guard created || (fstat(fd, &held) == 0 && (held.st_mode & S_IFMT) == S_IFREG && held.st_size == 0) else {
                 Glibc.close(fd)
                 throw SystemError("open", errno: EEXIST)
             }
@@ -39,6 +40,10 @@ package final class FileLock: @unchecked Sendable {
                 if error.errno == EWOULDBLOCK { return nil }
                 throw error
             }
+            // Only a holder removes the file, and none held this one before this call created
+            // it (whoever opened it since cannot have locked it: this call did): it is still at
+            // `path`. One that was there may have been removed by its holder meanwhile.
+            if created { return FileLock(path: path, descriptor: fd) }
             var named = stat()
             faultCountLookup()
             if stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
@@ -49,20 +54,22 @@ package final class FileLock: @unchecked Sendable {
         throw SystemError("flock", errno: EAGAIN)
     }
 
-    /// The lock file at `path`: created anew, or the one there opened without following a link
-    /// and without waiting (a FIFO or device there must not block the start); nil when it went
-    /// between the two attempts. Only a regular file there is opened at all: anything else
-    /// (a device, whose open may act, a directory, a link) throws `EEXIST` untouched. The look
-    /// comes only when the creation failed: a free name (every file of a list) costs no lookup.
-    private static func open(_ path: String) throws(SystemError) -> Int32? {
+    /// The lock file at `path` and whether this call created it: created anew, or the one
+    /// there opened without following a link and without waiting (a FIFO or device there must
+    /// not block the start); nil when it went between the two attempts. Only a regular file
+    /// there is opened at all: anything else (a device, whose open may act, a directory, a
+    /// link) throws `EEXIST` untouched. The look comes only when the creation failed: a free
+    /// name (every file of a list) costs no lookup.
+    private static func open(_ path: String) throws(SystemError) -> (Int32, Bool)? {
         let created = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o644)
-        if created >= 0 { return created }
+        if created >= 0 { return (created, true) }
         guard errno == EEXIST || errno == EINTR else { throw SystemError("open") }
         var there = stat()
         faultCountLookup()
         if lstat(path, &there) == 0, (there.st_mode & S_IFMT) != S_IFREG { throw SystemError("open", errno: EEXIST) }
         do {
-            return try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
+            let fd = try retryingOnInterrupt("open") { Glibc.open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
+            return (fd, false)
         } catch let error where error.errno == ENOENT {
             return nil
         }
