@@ -25,6 +25,9 @@ package final class FileLock: @unchecked Sendable {
     package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
         for _ in 0..<8 {
             guard let (fd, created) = try open(path) else { continue } // removed between two opens
+            #if FASTGET_FAULTS
+            if created { FileLock.createdHooks.withLock { $0[path] }?() }
+            #endif
             // A lock file is empty and regular. Anything else at that path is somebody's file
             // (a download named `x.fastget.lock`, a FIFO): never lock it, or remove it on release.
             // One this call created is that.
@@ -40,10 +43,14 @@ package final class FileLock: @unchecked Sendable {
                 if error.errno == EWOULDBLOCK { return nil }
                 throw error
             }
-            // Only a holder removes the file, and none held this one before this call created
-            // it (whoever opened it since cannot have locked it: this call did): it is still at
-            // `path`. One that was there may have been removed by its holder meanwhile.
-            if created { return FileLock(path: path, descriptor: fd) }
+            // Only a holder removes the file, on its release: another may have opened the one
+            // this call created, locked it first, and let go (removing it) before this `flock`.
+            // Then it has no name left, which its own `fstat` tells without a path lookup.
+            if created {
+                if fstat(fd, &held) == 0, held.st_nlink > 0 { return FileLock(path: path, descriptor: fd) }
+                Glibc.close(fd)
+                continue
+            }
             var named = stat()
             faultCountLookup()
             if stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
@@ -74,6 +81,16 @@ package final class FileLock: @unchecked Sendable {
             return nil
         }
     }
+
+    #if FASTGET_FAULTS
+    private static let createdHooks = Locked<[String: @Sendable () -> Void]>([:])
+
+    /// Calls `body` when `acquire` has created the lock file `path`, before its `flock`: a
+    /// test lets another holder take that file and let go in between.
+    package static func afterCreating(_ path: String, _ body: (@Sendable () -> Void)?) {
+        createdHooks.withLock { $0[path] = body }
+    }
+    #endif
 
     /// Removes the lock file, then drops the lock (in that order: nobody can lock the removed
     /// file and believe it is the one at `path`).
