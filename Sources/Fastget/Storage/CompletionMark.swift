@@ -1,14 +1,15 @@
 /// What a file fastget completed carries: its `.part`'s mark (`SidecarFiles.partMark`),
-/// turned just before the rename into `d LENGTH MTIME URL VERSION ETAG`: the length, the
-/// file's modification time when it was completed, the URL's tag (`SidecarFiles.urlTag`,
-/// without credentials), the CRC-32 of every validator (a weak ETag changes where
-/// Last-Modified does not; `-` when a strong ETag decides alone, RFC 9110 §8.8.1), and the
-/// ETag as sent (`-` without one), for `If-None-Match`. A later run that finds the same at its
-/// destination knows the file is this download, finished and not written since, and says it
-/// is complete instead of refusing an existing file: the rerun of an interrupted `-i` list
-/// completes it. Without a validator that can guard a range (no way to tell versions apart),
-/// or where the file system has no extended attributes, nothing is marked, and an existing
-/// file is refused as before.
+/// turned just before the rename into `d TAG VERSION ETAG`: the tag (`SidecarFiles.tag`) of
+/// the URL (without credentials), the length and the file's modification time when it was
+/// completed; the CRC-32 of every validator (a weak ETag changes where Last-Modified does
+/// not; `-` when a strong ETag decides alone, RFC 9110 §8.8.1); and the ETag as sent (`-`
+/// without one), for `If-None-Match`. The time, to the nanosecond, is not known before the
+/// file is written: no server can choose a URL of its own whose tag is another's for it. A
+/// later run that finds the same at its destination knows the file is this download,
+/// finished and not written since, and says it is complete instead of refusing an existing
+/// file: the rerun of an interrupted `-i` list completes it. Without a validator that can
+/// guard a range (no way to tell versions apart), or where the file system has no extended
+/// attributes, nothing is marked, and an existing file is refused as before.
 ///
 /// Earlier releases marked a file with two attributes, `user.xdg.origin.url` and
 /// `user.fastget.complete` (the length, the validator `If-Range` carried, the time, then every
@@ -21,28 +22,33 @@ enum CompletionMark {
     /// The completion mark of earlier releases (read only).
     static let complete = "user.fastget.complete"
 
+    /// The tag of `url`'s download completed as a file of `size` bytes at `mtime`.
+    private static func tag(_ url: String, size: Int64, mtime: String) -> String? {
+        SidecarFiles.tag("\(url)\n\(size)\n\(mtime)")
+    }
+
     /// The mark's value for `header` (length, validator) at `mtime`; nil without a validator
     /// that can guard a range.
     static func value(_ header: Journal, mtime: String) -> String? {
-        guard let validator = header.validator, validator.guardDescription != nil, let url = SidecarFiles.urlTag(header.url) else {
-            return nil
-        }
+        guard let validator = header.validator, validator.guardDescription != nil,
+            let tag = tag(header.url, size: header.length, mtime: mtime)
+        else { return nil }
         let version = validator.strongETag != nil ? "-" : String(CRC32.checksum(validator.description.utf8), radix: 16)
-        return "d \(header.length) \(mtime) \(url) \(version) \(validator.etag ?? "-")"
+        return "d \(tag) \(version) \(validator.etag ?? "-")"
     }
 
-    /// The fields of a completion mark: "d", length, time, URL, version, ETag; nil for
-    /// anything else (a `.part`'s mark while written, an earlier release's, a planted text).
+    /// The fields of a completion mark: "d", tag, version, ETag; nil for anything else (a
+    /// `.part`'s mark while written, an earlier release's, a planted text).
     private static func fields(_ value: String) -> [Substring]? {
-        let fields = value.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
-        return fields.count == 6 && fields[0] == "d" ? fields : nil
+        let fields = value.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        return fields.count == 4 && fields[0] == "d" ? fields : nil
     }
 
     /// Whether `value` is a completion mark of `url`'s download on a file that is still
     /// `size` bytes long and last modified at `mtime`: as it was completed.
     static func names(_ value: String, url: String, size: Int64, mtime: String?) -> Bool {
-        guard let fields = fields(value), let mtime, let tag = SidecarFiles.urlTag(url) else { return false }
-        return fields[1] == "\(size)"[...] && fields[2] == mtime[...] && fields[3] == tag[...]
+        guard let fields = fields(value), let mtime, let tag = tag(url, size: size, mtime: mtime) else { return false }
+        return fields[1] == tag[...]
     }
 
     /// Turns the open `.part`'s mark into the completion mark of the download `header`
@@ -59,7 +65,7 @@ enum CompletionMark {
     static func etag(_ path: String, url: String) -> String? {
         if let value = FileSystem.attribute(path, SidecarFiles.partMark) {
             guard let size = FileSystem.size(path), names(value, url: url, size: size, mtime: FileSystem.modificationTime(path)),
-                let etag = fields(value)?[5], etag != "-"
+                let etag = fields(value)?[3], etag != "-"
             else { return nil }
             return containsControlCharacter(etag) ? nil : String(etag)
         }

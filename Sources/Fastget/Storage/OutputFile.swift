@@ -48,12 +48,12 @@ final class OutputFile: WriteTarget, Sendable {
         // is another program's (`SidecarFiles.partIsForeign`).
         if let inode = status?.inode, let mark = SidecarFiles.partMarkValue(inode: inode, url: url) {
             handle.setAttribute(SidecarFiles.partMark, mark)
-            // An earlier release's marks go: the file is this release's now, and a completion
-            // text it had must not vouch for it once it is finished unmarked (`-c`).
-            if keeping {
-                handle.removeAttribute(SidecarFiles.earlierPartMark)
-                handle.removeAttribute(CompletionMark.complete)
-            }
+        }
+        // An earlier release's marks go: the file is this release's now, and a completion text
+        // it had must not vouch for it once it is finished unmarked (`-c`).
+        if keeping {
+            handle.removeAttribute(SidecarFiles.earlierPartMark)
+            handle.removeAttribute(CompletionMark.complete)
         }
         guard let length, length > 0 else {
             sized = length == 0 && status?.size == 0 ? 0 : nil

@@ -10,31 +10,37 @@ extension SidecarFiles {
     /// failed digest, a kill between two steps), it tells fastget's `.part` from another
     /// program's of the same name (Firefox and yt-dlp use the suffix too). While the file is
     /// written its value (`partMarkValue`) names the file's inode and the download's URL
-    /// (`urlTag`): a mark copied with the file (`cp -a`, `rsync -X`, `tar --xattrs`) is on
+    /// (`tag`): a mark copied with the file (`cp -a`, `rsync -X`, `tar --xattrs`) is on
     /// another inode and counts for nothing. Just before the rename the same attribute becomes
     /// the completion mark (`CompletionMark`), in one `fsetxattr`: a kill at any moment leaves
-    /// a `.part` that names its URL. One short attribute fits in the inode (ext4 keeps about
+    /// a `.part` that names its URL. A completed one names no inode: its copy, unchanged, at
+    /// the same `.part` name counts as fastget's (its bytes are that URL's download). One short attribute fits in the inode (ext4 keeps about
     /// 90 bytes there); two, or a long one, take a block of their own for every file.
     static let partMark = "user.fastget"
 
     /// The `partMark` of the file `inode` holding a download of `url` (without credentials);
     /// nil when libcrypto cannot compute the tag.
-    static func partMarkValue(inode: UInt64, url: String) -> String? { urlTag(url).map { "p \(inode) \($0)" } }
+    static func partMarkValue(inode: UInt64, url: String) -> String? { tag(url).map { "p \(inode) \($0)" } }
 
-    /// What the marks store of a URL: the first 64 bits of its SHA-256, in 11 base64url
-    /// characters. Not a CRC: a server could pick a URL of its own (a query string) with the
+    /// What the marks store of a text (a URL; for a completed file also its length and time,
+    /// `CompletionMark`): the first 128 bits of its SHA-256, base64url without padding (22
+    /// characters). Not a CRC: a server could pick a URL of its own (a query string) with the
     /// CRC of another's, and have its file pass for that one's completed download.
-    static func urlTag(_ url: String) -> String? {
+    static func tag(_ text: String) -> String? {
         guard let digest = Digest(.sha256) else { return nil }
-        var text = url
+        var text = text
         text.withUTF8 { digest.update(UnsafeRawBufferPointer($0)) }
-        let hex = Array(digest.finish().utf8.prefix(16))
-        var value: UInt64 = 0
-        for digit in hex { value = value << 4 | UInt64(digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10) }
+        let hex = Array(digest.finish().utf8.prefix(32))
+        let value = { (digit: UInt8) -> UInt32 in UInt32(digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10) }
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { value(hex[$0]) << 4 | value(hex[$0 + 1]) }
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        // 64 bits in 11 sextets, the first holding the top 4 bits.
-        let sextets = (0..<11).reversed().map { Int((value >> (6 * UInt64($0))) & 0x3F) }
-        return String(decoding: sextets.map { alphabet[$0] }, as: UTF8.self)
+        var characters: [UInt8] = []
+        for start in stride(from: 0, to: bytes.count, by: 3) {
+            let group = bytes[start..<min(start + 3, bytes.count)]
+            let bits = group.enumerated().reduce(UInt32(0)) { $0 | $1.element << (16 - 8 * UInt32($1.offset)) }
+            for sextet in 0...group.count { characters.append(alphabet[Int(bits >> (18 - 6 * UInt32(sextet)) & 0x3F)]) }
+        }
+        return String(decoding: characters, as: UTF8.self)
     }
 
     /// The mark of earlier releases, read so that their `.part` files still resume: its
