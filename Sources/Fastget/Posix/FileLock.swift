@@ -24,15 +24,15 @@ package final class FileLock: @unchecked Sendable {
     /// The corresponding C functions are `open`, `flock`, `fstat` and `stat`.
     package static func acquire(_ path: String) throws(SystemError) -> FileLock? {
         for _ in 0..<8 {
-            guard let (fd, created) = try open(path) else { continue } // removed between two opens
+            guard let opened = try open(path) else { continue } // removed between two opens
+            let fd = opened.descriptor
             #if FASTGET_FAULTS
-            if created { FileLock.createdHooks.withLock { $0[path] }?() }
+            if opened.created { FileLock.createdHooks.withLock { $0[path] }?() }
             #endif
             // A lock file is empty and regular. Anything else at that path is somebody's file
             // (a download named `x.fastget.lock`, a FIFO): never lock it, or remove it on release.
-            // One this call created is that.
             var held = stat()
-            guard created || (fstat(fd, &held) == 0 && (held.st_mode & S_IFMT) == S_IFREG && held.st_size == 0) else {
+            guard fstat(fd, &held) == 0, (held.st_mode & S_IFMT) == S_IFREG, held.st_size == 0 else {
                 Glibc.close(fd)
                 throw SystemError("open", errno: EEXIST)
             }
@@ -42,14 +42,6 @@ package final class FileLock: @unchecked Sendable {
                 Glibc.close(fd)
                 if error.errno == EWOULDBLOCK { return nil }
                 throw error
-            }
-            // Only a holder removes the file, on its release: another may have opened the one
-            // this call created, locked it first, and let go (removing it) before this `flock`.
-            // Then it has no name left, which its own `fstat` tells without a path lookup.
-            if created {
-                if fstat(fd, &held) == 0, held.st_nlink > 0 { return FileLock(path: path, descriptor: fd) }
-                Glibc.close(fd)
-                continue
             }
             var named = stat()
             faultCountLookup()
@@ -66,8 +58,11 @@ package final class FileLock: @unchecked Sendable {
     /// not block the start); nil when it went between the two attempts. Only a regular file
     /// there is opened at all: anything else (a device, whose open may act, a directory, a
     /// link) throws `EEXIST` untouched. The look comes only when the creation failed: a free
-    /// name (every file of a list) costs no lookup.
-    private static func open(_ path: String) throws(SystemError) -> (Int32, Bool)? {
+    /// name (every file of a list) costs no lookup. A file this call created is checked like
+    /// any other once locked: another may have opened it, locked it first and let go
+    /// (removing it) before this call's `flock`, and only the path tells whether the file
+    /// locked is still the one there (a hard link elsewhere keeps its link count).
+    private static func open(_ path: String) throws(SystemError) -> (descriptor: Int32, created: Bool)? {
         let created = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0o644)
         if created >= 0 { return (created, true) }
         guard errno == EEXIST || errno == EINTR else { throw SystemError("open") }
