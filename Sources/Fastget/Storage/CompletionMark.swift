@@ -3,8 +3,10 @@
 /// the URL (without credentials), the length and the file's modification time when it was
 /// completed; the CRC-32 of every validator (a weak ETag changes where Last-Modified does
 /// not; `-` when a strong ETag decides alone, RFC 9110 §8.8.1); and the ETag as sent (`-`
-/// without one), for `If-None-Match`. The time, to the nanosecond, is not known before the
-/// file is written: no server can choose a URL of its own whose tag is another's for it. A
+/// without one), for `If-None-Match`. A server that would have its file pass for another
+/// URL's completed download must find a URL whose tag is the other's: about 2^64 SHA-256
+/// computations for a pair it chooses both of (2^128 for a given one), and the time, to the
+/// nanosecond, is not known before the file is written (except under `-R`, whole seconds). A
 /// later run that finds the same at its destination knows the file is this download,
 /// finished and not written since, and says it is complete instead of refusing an existing
 /// file: the rerun of an interrupted `-i` list completes it. Without a validator that can

@@ -46,14 +46,16 @@ final class OutputFile: WriteTarget, Sendable {
         identity = status
         // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
         // is another program's (`SidecarFiles.partIsForeign`).
+        var marked = false
         if let inode = status?.inode, let mark = SidecarFiles.partMarkValue(inode: inode, url: url) {
-            handle.setAttribute(SidecarFiles.partMark, mark)
+            marked = handle.setAttribute(SidecarFiles.partMark, mark)
         }
-        // An earlier release's marks go: the file is this release's now, and a completion text
-        // it had must not vouch for it once it is finished unmarked (`-c`).
+        // An earlier release's marks go: a completion text it had must not vouch for the file
+        // once it is finished unmarked (`-c`), and its `.part` mark is not needed once this
+        // release's is on (without one, it is what a rerun knows the file by).
         if keeping {
-            handle.removeAttribute(SidecarFiles.earlierPartMark)
             handle.removeAttribute(CompletionMark.complete)
+            if marked { handle.removeAttribute(SidecarFiles.earlierPartMark) }
         }
         guard let length, length > 0 else {
             sized = length == 0 && status?.size == 0 ? 0 : nil
