@@ -15,8 +15,8 @@
 ///
 /// Earlier releases marked a file with two attributes, `user.xdg.origin.url` and
 /// `user.fastget.complete` (the length, the validator `If-Range` carried, the time, then every
-/// validator); those marks are still read. The two took a block of their own beside every
-/// file on ext4, a fifth of a small file's time until it is on disk; the one mark of a small
+/// validator); those marks are still read. The two took a 4 KiB block of their own beside
+/// every file on ext4 (a 64 KiB file took 68 KiB, a 1 KiB one 8 KiB); the one mark of a small
 /// file fits in its inode. `user.xdg.origin.url` is written only when asked for
 /// (`DownloadOptions.recordsOrigin`, curl's and wget's `--xattr`).
 enum CompletionMark {
