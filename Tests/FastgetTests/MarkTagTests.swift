@@ -3,7 +3,9 @@ import Testing
 @testable import Fastget
 
 /// The marks' tag is the first 128 bits of the text's SHA-256 in base64url without padding,
-/// as `base64.urlsafe_b64encode(hashlib.sha256(text).digest()[:16]).rstrip(b"=")` gives it.
+/// as `base64.urlsafe_b64encode(hashlib.sha256(text).digest()[:16]).rstrip(b"=")` gives it,
+/// and the SHA-256 is FIPS 180-4's (its examples, and lengths around a block's padding, against
+/// Python's `hashlib`).
 @Suite struct MarkTagTests {
     @Test(arguments: [
         ("abc", "ungWv48Bz-pBQUDeXa4iIw"), ("http://127.0.0.1:8080/file.bin", "0goaqqvGVOyYI1h3prJt3A"),
@@ -11,5 +13,26 @@ import Testing
     ])
     func aTagIsTheDigestsFirst128Bits(text: String, tag: String) {
         #expect(SidecarFiles.tag(text) == tag)
+    }
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+        (String(repeating: "a", count: 55), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"),
+        (String(repeating: "a", count: 56), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"),
+        (String(repeating: "a", count: 63), "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"),
+        (String(repeating: "a", count: 64), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
+        (String(repeating: "a", count: 1000), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"),
+    ])
+    func theDigestIsSHA256(text: String, hex: String) {
+        let digits: [String] = SmallSHA256.digest(text.utf8).map { byte in
+            let digit = String(byte, radix: 16)
+            return digit.count == 1 ? "0" + digit : digit
+        }
+        #expect(digits.joined() == hex)
     }
 }

@@ -25,16 +25,15 @@ enum CompletionMark {
     static let complete = "user.fastget.complete"
 
     /// The tag of `url`'s download completed as a file of `size` bytes at `mtime`.
-    private static func tag(_ url: String, size: Int64, mtime: String) -> String? {
+    private static func tag(_ url: String, size: Int64, mtime: String) -> String {
         SidecarFiles.tag("\(url)\n\(size)\n\(mtime)")
     }
 
     /// The mark's value for `header` (length, validator) at `mtime`; nil without a validator
     /// that can guard a range.
     static func value(_ header: Journal, mtime: String) -> String? {
-        guard let validator = header.validator, validator.guardDescription != nil,
-            let tag = tag(header.url, size: header.length, mtime: mtime)
-        else { return nil }
+        guard let validator = header.validator, validator.guardDescription != nil else { return nil }
+        let tag = tag(header.url, size: header.length, mtime: mtime)
         let version = validator.strongETag != nil ? "-" : String(CRC32.checksum(validator.description.utf8), radix: 16)
         return "d \(tag) \(version) \(validator.etag ?? "-")"
     }
@@ -49,8 +48,8 @@ enum CompletionMark {
     /// Whether `value` is a completion mark of `url`'s download on a file that is still
     /// `size` bytes long and last modified at `mtime`: as it was completed.
     static func names(_ value: String, url: String, size: Int64, mtime: String?) -> Bool {
-        guard let fields = fields(value), let mtime, let tag = tag(url, size: size, mtime: mtime) else { return false }
-        return fields[1] == tag[...]
+        guard let fields = fields(value), let mtime else { return false }
+        return fields[1] == tag(url, size: size, mtime: mtime)[...]
     }
 
     /// Turns the open `.part`'s mark into the completion mark of the download `header`

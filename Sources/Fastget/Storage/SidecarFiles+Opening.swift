@@ -18,21 +18,15 @@ extension SidecarFiles {
     /// 90 bytes there); two, or a long one, take a block of their own for every file.
     static let partMark = "user.fastget"
 
-    /// The `partMark` of the file `inode` holding a download of `url` (without credentials);
-    /// nil when libcrypto cannot compute the tag.
-    static func partMarkValue(inode: UInt64, url: String) -> String? { tag(url).map { "p \(inode) \($0)" } }
+    /// The `partMark` of the file `inode` holding a download of `url` (without credentials).
+    static func partMarkValue(inode: UInt64, url: String) -> String { "p \(inode) \(tag(url))" }
 
     /// What the marks store of a text (a URL; for a completed file also its length and time,
     /// `CompletionMark`): the first 128 bits of its SHA-256, base64url without padding (22
     /// characters). Not a CRC: a server could pick a URL of its own (a query string) with the
     /// CRC of another's, and have its file pass for that one's completed download.
-    static func tag(_ text: String) -> String? {
-        guard let digest = Digest(.sha256) else { return nil }
-        var text = text
-        text.withUTF8 { digest.update(UnsafeRawBufferPointer($0)) }
-        let hex = Array(digest.finish().utf8.prefix(32))
-        let value = { (digit: UInt8) -> UInt32 in UInt32(digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10) }
-        let bytes = stride(from: 0, to: hex.count, by: 2).map { value(hex[$0]) << 4 | value(hex[$0 + 1]) }
+    static func tag(_ text: String) -> String {
+        let bytes = SmallSHA256.digest(text.utf8).prefix(16).map(UInt32.init)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var characters: [UInt8] = []
         for start in stride(from: 0, to: bytes.count, by: 3) {
