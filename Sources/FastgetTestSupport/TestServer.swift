@@ -102,6 +102,25 @@ public final class TestServer: Sendable {
         if fd >= 0 { close(fd) }
     }
 
+    /// The loopback address `[::1]:port` or `ipv4Address:port`, and its length.
+    public static func loopbackAddress(ipv6: Bool, ipv4Address: String = "127.0.0.1", port: UInt16) -> (sockaddr_storage, socklen_t) {
+        var storage = sockaddr_storage()
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            address.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
+            return (storage, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr(ipv4Address)
+        address.sin_port = port.bigEndian
+        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
+        return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+
     /// A TCP socket with SO_REUSEADDR bound to `port` (0: a free one) on the server's loopback
     /// address, and the port it got; nil if it could not be bound.
     private static func bound(ipv6: Bool, ipv4Address: String, port: UInt16) -> (Int32, UInt16)? {
@@ -109,23 +128,7 @@ public final class TestServer: Sendable {
         guard fd >= 0 else { return nil }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var storage = sockaddr_storage()
-        var length: socklen_t
-        if ipv6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_addr = in6addr_loopback
-            address.sin6_port = port.bigEndian
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr(ipv4Address)
-            address.sin_port = port.bigEndian
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
-        }
+        var (storage, length) = loopbackAddress(ipv6: ipv6, ipv4Address: ipv4Address, port: port)
         let result = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 ? getsockname(fd, $0, &length) : -1 }
         }
