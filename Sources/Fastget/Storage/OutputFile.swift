@@ -47,7 +47,9 @@ final class OutputFile: WriteTarget, Sendable {
         // Marked before a byte goes in: a `.part` with bytes and neither a journal nor this mark
         // is another program's (`SidecarFiles.partIsForeign`).
         var marked = false
-        if let inode = status?.inode { marked = handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url)) }
+        if let inode = status?.inode {
+            marked = handle.setAttribute(SidecarFiles.partMark, SidecarFiles.partMarkValue(inode: inode, url: url))
+        }
         // An earlier release's marks go: a completion text it had must not vouch for the file
         // once it is finished unmarked (`-c`), and its `.part` mark is not needed once this
         // release's is on (without one, where the file system refused it, it is what a rerun

@@ -14,8 +14,9 @@ extension SidecarFiles {
     /// another inode and counts for nothing. Just before the rename the same attribute becomes
     /// the completion mark (`CompletionMark`), in one `fsetxattr`: a kill at any moment leaves
     /// a `.part` that names its URL. A completed one names no inode: its copy, unchanged, at
-    /// the same `.part` name counts as fastget's (its bytes are that URL's download). One short attribute fits in the inode (ext4 keeps about
-    /// 90 bytes there); two, or a long one, take a block of their own for every file.
+    /// the same `.part` name counts as fastget's (its bytes are that URL's download). One
+    /// short attribute fits in the inode (ext4 keeps about 90 bytes there); two, or a long
+    /// one, take a block of their own for every file.
     static let partMark = "user.fastget"
 
     /// The `partMark` of the file `inode` holding a download of `url` (without credentials).
