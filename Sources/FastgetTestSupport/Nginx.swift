@@ -1,3 +1,4 @@
+import Fastget
 import Foundation
 import Glibc
 
@@ -8,6 +9,11 @@ public final class Nginx: @unchecked Sendable {
     public let root: String
     public let prefix: TemporaryDirectory
     private let process: Process
+    /// Where it listened when it was started on a free loopback port (nil: an address given).
+    private let loopback: String?
+    /// After `stop`, its loopback port held by a socket that does not listen (`TestServer`
+    /// does the same): its URLs are refused, and no server started later is given the port.
+    private let reservation = Locked<Int32>(-1)
 
     /// Where nginx is, or nil when it is not installed.
     public static var executable: String? { findExecutable("nginx") }
@@ -78,6 +84,7 @@ public final class Nginx: @unchecked Sendable {
             if wrapper.isEmpty ? waitForListener(port: port) : Nginx.waitForPidFile(prefix.file("logs/nginx.pid"), process) {
                 self.port = port
                 self.process = process
+                loopback = address == nil ? "127.0.0.1" : nil
                 return
             }
             process.terminate()
@@ -87,7 +94,10 @@ public final class Nginx: @unchecked Sendable {
         throw HarnessError("nginx did not start: \(lastError)")
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        reservation.withLock { if $0 >= 0 { close($0) } }
+    }
 
     /// Whether nginx wrote its pid file (within 10 s, while it runs).
     private static func waitForPidFile(_ path: String, _ process: Process) -> Bool {
@@ -119,6 +129,10 @@ public final class Nginx: @unchecked Sendable {
             process.waitUntilExit()
         }
         prefix.remove()
+        guard let loopback else { return }
+        reservation.withLock { held in
+            if held < 0, let (fd, _) = TestServer.bound(ipv6: false, ipv4Address: loopback, port: UInt16(port)) { held = fd }
+        }
     }
 }
 

@@ -123,7 +123,7 @@ public final class TestServer: Sendable {
 
     /// A TCP socket with SO_REUSEADDR bound to `port` (0: a free one) on the server's loopback
     /// address, and the port it got; nil if it could not be bound.
-    private static func bound(ipv6: Bool, ipv4Address: String, port: UInt16) -> (Int32, UInt16)? {
+    static func bound(ipv6: Bool, ipv4Address: String, port: UInt16) -> (Int32, UInt16)? {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var one: Int32 = 1
