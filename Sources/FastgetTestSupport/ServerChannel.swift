@@ -9,6 +9,8 @@ final class ServerChannel {
     /// Whether the TLS handshake resumed an earlier session.
     private(set) var resumed = false
     private var pacer: Pacer?
+    /// Monotonic seconds of the last write that went through (0: none yet).
+    private(set) var lastWrite = 0.0
     private let link: SharedPacer?
 
     /// Wraps `fd`; performs the TLS handshake when `tls` is given. Nil when the handshake fails.
@@ -104,6 +106,7 @@ final class ServerChannel {
                 if result < 0 && errno == EINTR { continue }
                 if result <= 0 { return sent }
                 sent += Int64(result)
+                lastWrite = monotonicSeconds()
             } else {
                 let piece = min(want, scratch.count)
                 let read = pread(file, scratch.baseAddress, piece, off_t(offset + sent))
@@ -129,6 +132,7 @@ final class ServerChannel {
                 offset += written
             }
         }
+        lastWrite = monotonicSeconds()
         return true
     }
 }

@@ -34,6 +34,10 @@ public struct ServedResponse: Sendable {
     /// Monotonic seconds (`CLOCK_MONOTONIC`) when the head was sent and when the body ended.
     public let started: Double
     public let finished: Double
+    /// When its last write went through. For a response the client cut, `finished` is when the
+    /// server noticed (its next write failed), which may be long after the client let go; this
+    /// is before.
+    public let lastWrite: Double
 }
 
 /// How the test server answers one request.

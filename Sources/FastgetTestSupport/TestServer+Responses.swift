@@ -87,7 +87,7 @@ extension TestServer {
             record(
                 ServedResponse(
                     connection: request.connection, method: request.method, target: request.target, status: status,
-                    bodyBytes: sent, started: started, finished: monotonicSeconds()))
+                    bodyBytes: sent, started: started, finished: monotonicSeconds(), lastWrite: max(started, channel.lastWrite)))
         }
         let source = BodySource(file.content)
         switch file.framing {
