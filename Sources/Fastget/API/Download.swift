@@ -208,7 +208,7 @@ public final class Download: Sendable {
     public func start() {
         start { body, cannotStart in
             do throws(SystemError) {
-                _ = try PosixThread(stackSize: 1 << 20, body)
+                try Runners.startThread(body)
             } catch {
                 cannotStart(FastgetError(.localIO, "cannot start a download thread: \(error.reason)").caused(by: error))
             }

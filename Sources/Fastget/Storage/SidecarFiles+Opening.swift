@@ -27,15 +27,10 @@ extension SidecarFiles {
     /// characters). Not a CRC: a server could pick a URL of its own (a query string) with the
     /// CRC of another's, and have its file pass for that one's completed download.
     static func tag(_ text: String) -> String {
-        let bytes = SmallSHA256.digest(text.utf8).prefix(16).map(UInt32.init)
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var characters: [UInt8] = []
-        for start in stride(from: 0, to: bytes.count, by: 3) {
-            let group = bytes[start..<min(start + 3, bytes.count)]
-            let bits = group.enumerated().reduce(UInt32(0)) { $0 | $1.element << (16 - 8 * UInt32($1.offset)) }
-            for sextet in 0...group.count { characters.append(alphabet[Int(bits >> (18 - 6 * UInt32(sextet)) & 0x3F)]) }
-        }
-        return String(decoding: characters, as: UTF8.self)
+        // base64url (RFC 4648 §5): the standard encoding with "-" and "_" for "+" and "/".
+        let standard = base64Encoded(SmallSHA256.digest(text.utf8).prefix(16)).utf8.filter { $0 != UInt8(ascii: "=") }
+        return String(
+            decoding: standard.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
     }
 
     /// The mark of earlier releases, read so that their `.part` files still resume: its
