@@ -80,4 +80,16 @@ import Testing
         #expect(again.count == 8 && again.at - changes[2].at < 1, "\(changes)")
         #expect(changes.last?.count == 16, "\(changes)")
     }
+
+    @Test func aTokenBucketSpentAfterAStepGoesToTheCapAtOnce() throws {
+        // nginx `limit_rate_after 4m; limit_rate 1m` over 100 Mbit/s, 40 ms: each request's first
+        // 4 MiB come at the link's rate. Four connections carried what one did, but the first
+        // one had spent its bucket and carried nothing more for the whole window: the server
+        // holds each back, so the count goes to the cap when the step is judged (at 1.36 s),
+        // where the recording (the rule before) went back to one and reached 16 only at 1.89 s,
+        // after the one left had been silent for 200 ms.
+        let changes = Self.replay(try Self.ticks("bucket"), until: 1)
+        #expect(changes.map(\.count) == [4, 16], "\(changes)")
+        #expect(changes.count == 2 && changes[1].at < 1.4, "\(changes)")
+    }
 }

@@ -1,5 +1,11 @@
-/// The rule's constants and the timing of its measurements (`ConnectionGovernor`).
+/// The rule's changes, constants and the timing of its measurements (`ConnectionGovernor`).
 extension ConnectionGovernor {
+    /// A new count and why, for `--verbose` and `--json`.
+    struct Change: Equatable, Sendable {
+        let count: Int
+        let reason: String
+    }
+
     /// At most this many times: to the longest window, then twice and four times as long.
     static let longestExtensions = 3
 
@@ -78,5 +84,33 @@ extension ConnectionGovernor {
         /// Its last two steps carried rates within `flat` of each other: together they are a
         /// measurement.
         case steady(ThroughputWindow.Rates)
+    }
+}
+
+extension ConnectionGovernor {
+    /// Whether the first connection is still in slow start, for at most `slowStartLimit`
+    /// seconds. A baseline taken there, at the peak a lossy path will not sustain, would make
+    /// every step look bad. Looked at on every tick over the last two `step`s, so that the
+    /// first moment its rate holds is seen, not the next look after it; a rate between
+    /// growing and flat is given until `over` (the ramp and two steps) to settle.
+    mutating func slowStart(now: Double, bytes: Int64, step: Double, over: Double) -> SlowStart {
+        guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return .over }
+        looks.append((now, bytes))
+        // What two steps back needs: the last look at or before then, and those after it.
+        while looks.count > 2, looks[1].time <= now - 2 * step { looks.removeFirst() }
+        guard let start = looks.first, now - start.time >= 2 * step,
+            let middle = looks.last(where: { $0.time <= now - step }), middle.time > start.time, now > middle.time
+        else { return .growing }
+        let first = Double(middle.bytes - start.bytes) / (middle.time - start.time)
+        let second = Double(bytes - middle.bytes) / (now - middle.time)
+        guard first > 0, second <= 1.25 * first else { return .growing }
+        let spread = 1 - min(first, second) / max(first, second)
+        // Flat, not merely slowing: after slow start, CUBIC still grows a connection that has
+        // a link to itself by a tenth or more per look, and a baseline taken there would make
+        // the next connections look useful (measured on the lab's `shared` link). Anything
+        // short of flat gets a window of its own, as any later measurement does.
+        guard spread <= ConnectionGovernor.flat else { return now >= over ? .over : .growing }
+        let all = Double(bytes - start.bytes) / (now - start.time)
+        return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread, seconds: now - start.time))
     }
 }

@@ -42,15 +42,12 @@
 /// which carried nothing is never judged. A lossy path's sawtooth and timeouts make halves
 /// disagree, so its windows run long, and a gain within their spread does not count.
 ///
+/// Nor is a step undone when the connections there before it fell to under a tenth of their
+/// rate while the added ones carried the rest: the count goes to its maximum (`heldBack`).
+///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
 /// `GovernorTrace` records those inputs, and the tests replay them.
 struct ConnectionGovernor {
-    /// A new count and why, for `--verbose` and `--json`.
-    struct Change: Equatable, Sendable {
-        let count: Int
-        let reason: String
-    }
-
     /// The most connections: the session's per-host cap, lowered when an added connection fails.
     private(set) var maximum: Int
     /// The count now.
@@ -62,9 +59,9 @@ struct ConnectionGovernor {
     /// The measurement under way (nil during the ramp).
     private var window: ThroughputWindow?
     /// The count and throughput before a step being judged.
-    private var before: (count: Int, rate: Double, spread: Double)?
+    private(set) var before: (count: Int, rate: Double, spread: Double)?
     /// Settled: when to try more connections next.
-    private var nextProbe: Double?
+    private(set) var nextProbe: Double?
     private var probeInterval = ConnectionGovernor.reprobeInterval
     /// A step undone against a baseline from freshly added connections, tried again once.
     private var retry: Int?
@@ -92,8 +89,9 @@ struct ConnectionGovernor {
     /// Every connection was once silent together for a look: new connections may show a
     /// server's first allowance, not their rate (see `early`).
     private var silentOnce = false
-    /// The first connection's byte counts over its last two looks while in slow start.
-    private var looks: [(time: Double, bytes: Int64)] = []
+    /// The first connection's byte counts over its last two looks while in slow start
+    /// (`slowStart`).
+    var looks: [(time: Double, bytes: Int64)] = []
 
     init(maximum: Int, initial: Int = 1, now: Double) {
         precondition(maximum >= 1 && initial >= 1)
@@ -214,12 +212,13 @@ struct ConnectionGovernor {
         let significant = rates.all - baseline > noise
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
+            let longest = ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
+            if let change = heldBack(rates, longest: longest, now: now, remaining: remaining, latency: latency) { return change }
             // Fewer connections only on a window of the longest length, and a steady one: a
             // short window's halves may agree by chance on a lossy path, where every
             // connection stalls now and then and the added ones may still be in a slow start
             // that loss keeps cutting short. Until then, no verdict: the same window goes on,
             // to the longest length, then twice and four times that.
-            let longest = ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
             // A total that fell by a fifth or more needs no longer look: the undo comes at once,
             // and the step is tried again once the connections left have settled (below).
             let unsteady = rates.spread > 1 - ThroughputWindow.steadyShare
@@ -320,35 +319,35 @@ struct ConnectionGovernor {
         // is stale.
         if let nextProbe, now < nextProbe, !(settledRate.map { rate < $0 / 2 } ?? false) { return nil }
         guard ConnectionGovernor.worthGrowing(rate: rate, remaining: remaining, latency: latency, bursty: bursty) else { return nil }
-        before = nil
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
-        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
+        return toMaximum(rate: rate, now: now, reason: reason)
     }
 
-    /// Whether the first connection is still in slow start, for at most `slowStartLimit`
-    /// seconds. A baseline taken there, at the peak a lossy path will not sustain, would make
-    /// every step look bad. Looked at on every tick over the last two `step`s, so that the
-    /// first moment its rate holds is seen, not the next look after it; a rate between
-    /// growing and flat is given until `over` (the ramp and two steps) to settle.
-    private mutating func slowStart(now: Double, bytes: Int64, step: Double, over: Double) -> SlowStart {
-        guard before == nil, nextProbe == nil, now - changedAt < ConnectionGovernor.slowStartLimit else { return .over }
-        looks.append((now, bytes))
-        // What two steps back needs: the last look at or before then, and those after it.
-        while looks.count > 2, looks[1].time <= now - 2 * step { looks.removeFirst() }
-        guard let start = looks.first, now - start.time >= 2 * step,
-            let middle = looks.last(where: { $0.time <= now - step }), middle.time > start.time, now > middle.time
-        else { return .growing }
-        let first = Double(middle.bytes - start.bytes) / (middle.time - start.time)
-        let second = Double(bytes - middle.bytes) / (now - middle.time)
-        guard first > 0, second <= 1.25 * first else { return .growing }
-        let spread = 1 - min(first, second) / max(first, second)
-        // Flat, not merely slowing: after slow start, CUBIC still grows a connection that has
-        // a link to itself by a tenth or more per look, and a baseline taken there would make
-        // the next connections look useful (measured on the lab's `shared` link). Anything
-        // short of flat gets a window of its own, as any later measurement does.
-        guard spread <= ConnectionGovernor.flat else { return now >= over ? .over : .growing }
-        let all = Double(bytes - start.bytes) / (now - start.time)
-        return .steady(ThroughputWindow.Rates(all: all, earlier: all, spread: spread, seconds: now - start.time))
+    /// A step is no step to undo when the connections there before it fell to under a tenth of
+    /// their rate over a window of the longest length while the added ones carried the rest: a
+    /// link that is the limit leaves each a share (most of it while new ones are in their slow
+    /// start), so the server holds each back once a first allowance is spent (nginx's
+    /// `limit_rate_after`), as the added ones will be. To the maximum, as after a pause.
+    private mutating func heldBack(_ rates: ThroughputWindow.Rates, longest: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
+        guard let before, count < maximum, rates.seconds >= longest, before.rate > 0,
+            rates.earlier < ConnectionGovernor.meaningfulShare * before.rate
+        else { return nil }
+        let rate = Double((lastTick?.bytes ?? 0) - bytesAtChange) / max(now - changedAt, 1)
+        guard ConnectionGovernor.worthGrowing(rate: rate, remaining: remaining, latency: latency, bursty: bursty) else { return nil }
+        probeInterval = ConnectionGovernor.reprobeInterval
+        retry = nil
+        let percent = Int((rates.earlier / before.rate * 100).rounded())
+        let added = count - before.count
+        return toMaximum(
+            rate: rate, now: now,
+            reason:
+                "the \(before.count) there before fell to \(percent)% of their rate while \(added) more carried the rest; the server holds each back")
+    }
+
+    /// The maximum at once, judged against `rate` (the count's since it took effect, over 1 s at least).
+    private mutating func toMaximum(rate: Double, now: Double, reason: String) -> Change? {
+        before = nil
+        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
     }
 
     private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String, fresh: Bool = false) -> Change? {
