@@ -145,6 +145,21 @@ import Testing
         #expect(outcome.counts.allSatisfy { $0.count <= 4 }, "\(outcome.counts)")
     }
 
+    @Test func aSharedLinkWhoseFirstConnectionStallsStaysLow() {
+        // The link is the limit, and the first connection stalls for 0.3 s of every second
+        // once others share it (retransmission timeouts): the others take its share meanwhile,
+        // which is no sign of a server holding it back.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        let link = Self.shared(12.5 * Self.mebibyte)
+        let outcome = simulate(&governor, seconds: 20, latency: 0.08) { connection, started, now, tick, alive, random in
+            let stall = alive > 1 && now.truncatingRemainder(dividingBy: 1) < 0.3
+            if stall && connection == 0 { return 0 }
+            return link(connection, started, now, tick, stall ? alive - 1 : alive, &random)
+        }
+        #expect(outcome.final <= 4, "\(outcome.counts)")
+        #expect(!outcome.counts.contains { $0.count == 16 }, "\(outcome.counts)")
+    }
+
     @Test func aSettledCountTriesAQuarterMore() {
         // Each connection capped at 1 MiB/s on a 16 MiB/s link: 16 is right; a try above it
         // adds a quarter (4), not as many again.

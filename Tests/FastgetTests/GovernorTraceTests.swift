@@ -92,4 +92,18 @@ import Testing
         #expect(changes.map(\.count) == [4, 16], "\(changes)")
         #expect(changes.count == 2 && changes[1].at < 1.4, "\(changes)")
     }
+
+    @Test func anEarlierCountThatWentDownIsNoHoldBack() throws {
+        // The same trace, but the earlier connections' count goes down within the window, as
+        // when a worker that ended takes its bytes with it: what they carried is unknown, and
+        // the step is undone as before the rule (at 1.36 s).
+        let ticks = try Self.ticks("bucket").map { tick in
+            guard tick.now > 1.0, tick.now < 1.36 else { return tick }
+            return GovernorTrace.Tick(
+                now: tick.now, bytes: tick.bytes, earlier: tick.earlier - 1_048_576, streaming: tick.streaming,
+                remaining: tick.remaining, latency: tick.latency, count: tick.count)
+        }
+        let changes = Self.replay(ticks)
+        #expect(changes.prefix(2).map(\.count) == [4, 1], "\(changes)")
+    }
 }

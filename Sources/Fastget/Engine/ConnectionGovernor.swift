@@ -42,8 +42,9 @@
 /// which carried nothing is never judged. A lossy path's sawtooth and timeouts make halves
 /// disagree, so its windows run long, and a gain within their spread does not count.
 ///
-/// Nor is a step undone when the connections there before it fell to under a tenth of their
-/// rate while the added ones carried the rest: the count goes to its maximum (`heldBack`).
+/// Nor is a step undone when the total held but the connections there before it fell to under
+/// a tenth of their rate over a window of the longest length: the server holds each back, and
+/// the count goes to its maximum (`heldBack`).
 ///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
 /// `GovernorTrace` records those inputs, and the tests replay them.
@@ -205,7 +206,8 @@ struct ConnectionGovernor {
         let added = count - before.count
         let baseline = max(before.rate, rates.earlier)
         let perConnection = baseline / Double(before.count)
-        let share = perConnection > 0 && added > 0 ? (rates.all - baseline) / Double(added) / perConnection : 0
+        // Nothing before (connections held back, `heldBack`): anything now is a connection's worth each.
+        let share = added > 0 ? (perConnection > 0 ? (rates.all - baseline) / Double(added) / perConnection : rates.all > 0 ? 1 : 0) : 0
         // A gain counts only beyond the measurements' own noise (half their halves' spread): on
         // a shared link a noisy window must not pass for a connection's worth.
         let noise = max(before.spread * before.rate, rates.spread * rates.all) / 2
@@ -213,7 +215,6 @@ struct ConnectionGovernor {
         let percent = Int((share * 100).rounded())
         if share < ConnectionGovernor.meaningfulShare || !significant {
             let longest = ConnectionGovernor.timing(latency: latency, bursty: bursty).longest
-            if let change = heldBack(rates, longest: longest, now: now, remaining: remaining, latency: latency) { return change }
             // Fewer connections only on a window of the longest length, and a steady one: a
             // short window's halves may agree by chance on a lossy path, where every
             // connection stalls now and then and the added ones may still be in a slow start
@@ -230,6 +231,7 @@ struct ConnectionGovernor {
                     && ConnectionGovernor.extendedLength(longest, extensions) <= rates.seconds
                 return nil
             }
+            if !fell, let change = heldBack(rates, longest: longest, now: now, remaining: remaining, latency: latency) { return change }
             extensions = 0
             let undone = count
             settledRate = before.rate
@@ -323,28 +325,28 @@ struct ConnectionGovernor {
         return toMaximum(rate: rate, now: now, reason: reason)
     }
 
-    /// A step is no step to undo when the connections there before it fell to under a tenth of
-    /// their rate over a window of the longest length while the added ones carried the rest: a
-    /// link that is the limit leaves each a share (most of it while new ones are in their slow
-    /// start), so the server holds each back once a first allowance is spent (nginx's
-    /// `limit_rate_after`), as the added ones will be. To the maximum, as after a pause.
+    /// A step about to be undone, though the total held, is no step to undo when the connections
+    /// there before it fell to under a tenth of their rate over a window of the longest length
+    /// (their count never going down in it): a link that is the limit leaves each a share (most
+    /// of it while new ones are in their slow start), so the server holds each back once a first
+    /// allowance is spent (nginx's `limit_rate_after`), and the added ones will be held back too.
+    /// To the maximum, judged against what the count carries held back as the earlier ones were.
     private mutating func heldBack(_ rates: ThroughputWindow.Rates, longest: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
-        guard let before, count < maximum, rates.seconds >= longest, before.rate > 0,
-            rates.earlier < ConnectionGovernor.meaningfulShare * before.rate
+        guard let before, count < maximum, rates.seconds >= longest, !rates.earlierFell, before.rate > 0,
+            rates.earlier < ConnectionGovernor.meaningfulShare * before.rate,
+            ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
         else { return nil }
-        let rate = Double((lastTick?.bytes ?? 0) - bytesAtChange) / max(now - changedAt, 1)
-        guard ConnectionGovernor.worthGrowing(rate: rate, remaining: remaining, latency: latency, bursty: bursty) else { return nil }
         probeInterval = ConnectionGovernor.reprobeInterval
         retry = nil
-        let percent = Int((rates.earlier / before.rate * 100).rounded())
+        let percent = Int((max(0, rates.earlier) / before.rate * 100).rounded())
         let added = count - before.count
         return toMaximum(
-            rate: rate, now: now,
+            rate: max(0, rates.earlier) / Double(before.count) * Double(count), now: now,
             reason:
                 "the \(before.count) there before fell to \(percent)% of their rate while \(added) more carried the rest; the server holds each back")
     }
 
-    /// The maximum at once, judged against `rate` (the count's since it took effect, over 1 s at least).
+    /// The maximum at once, judged against `rate`.
     private mutating func toMaximum(rate: Double, now: Double, reason: String) -> Change? {
         before = nil
         return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)

@@ -29,9 +29,14 @@ struct ThroughputWindow {
         var seconds = 0.0
         /// The rate of its later half (0 when a half is empty).
         var late = 0.0
+        /// The earlier connections' count went down within the window (a worker that ended
+        /// takes its bytes with it): `earlier` says less than they carried.
+        var earlierFell = false
     }
 
     private var samples: [Sample]
+
+    private var earlierFell = false
 
     init(now: Double, bytes: Int64, earlier: Int64) {
         samples = [Sample(time: now, bytes: bytes, earlier: earlier)]
@@ -49,6 +54,7 @@ struct ThroughputWindow {
         // A bounded history: past 512 samples every other one goes (the middle is read only to
         // split the window in two); the first and the last always stay.
         if samples.count >= 512 { samples = stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] } }
+        if earlier < samples[samples.count - 1].earlier { earlierFell = true }
         samples.append(Sample(time: now, bytes: bytes, earlier: earlier))
         let first = samples[0]
         let seconds = now - first.time
@@ -57,7 +63,7 @@ struct ThroughputWindow {
         let spread = halves.map { 1 - min($0.early, $0.late) / max($0.early, $0.late) } ?? 1
         let rates = Rates(
             all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread,
-            seconds: seconds, late: halves?.late ?? 0)
+            seconds: seconds, late: halves?.late ?? 0, earlierFell: earlierFell)
         if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
         return nil
     }
