@@ -30,21 +30,17 @@
 /// did not pay, up to `longestReprobeInterval`. It stops growing at the per-host cap, or when what is left would
 /// be done before more connections could be judged.
 ///
-/// Why a burst or loss noise cannot fool it: a server that lets each connection's allowance
-/// out once a second (nginx `limit_rate`) makes every connection silent together. A silence of
-/// every connection for two request latencies (about four round trips) is a pause — a link
-/// that is the limit is never idle while connections wait on it, and a sender with data never
-/// stops that long — and when the connections were idle at least a third of the time (a
-/// longest window at least, after a step), the count goes to its maximum at once (and is
-/// judged there against the rate before, as any step is); no step of ×4 is
-/// taken while such a silence may be beginning. From the first pause on, windows last whole
-/// seconds, which hold as many releases as seconds whatever their phase, and a window half of
-/// which carried nothing is never judged. A lossy path's sawtooth and timeouts make halves
-/// disagree, so its windows run long, and a gain within their spread does not count.
-///
-/// Nor is a step undone when the total held but the connections there before it fell to under
-/// a tenth of their rate over a window of the longest length: the server holds each back, and
-/// the count goes to its maximum (`heldBack`).
+/// Why a burst or loss noise cannot fool it: a link that is the limit is never idle while
+/// connections wait on it, and leaves each connection its share. So a silence of every
+/// connection for about four round trips is a pause (`paused`), and earlier connections silent
+/// half the time and under their share after a step that did not raise the total are held
+/// back (`heldBack`): the
+/// server holds each connection back, and the count goes to its maximum at once (judged there
+/// as any step is); no step of ×4 is taken while a pause may be beginning. From the first
+/// pause on, windows last whole seconds, which hold as many per-second releases as seconds
+/// whatever their phase, and a window half of which carried nothing is never judged. A lossy
+/// path's sawtooth and timeouts make halves disagree, so its windows run long, and a gain
+/// within their spread does not count.
 ///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
 /// `GovernorTrace` records those inputs, and the tests replay them.
@@ -76,6 +72,8 @@ struct ConnectionGovernor {
     private var extensions = 0
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
+    /// The same for the earlier connections' bytes (`heldBack`).
+    private var earlierQuiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
     /// bytes by `changedAt` (a server's first burst may be in before every connection delivers).
     private var lastTick: (time: Double, bytes: Int64)?
@@ -118,6 +116,7 @@ struct ConnectionGovernor {
     ) -> Change? {
         let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         if bytes != quiet.bytes { quiet = (bytes, now) }
+        if earlier != earlierQuiet.bytes { earlierQuiet = (earlier, now) }
         if let last = lastTick, bytes == last.bytes { idle += now - last.time }
         if now - quiet.since >= ConnectionGovernor.look(latency: latency) { silentOnce = true }
         lastTick = (now, bytes)
@@ -206,7 +205,7 @@ struct ConnectionGovernor {
         let added = count - before.count
         let baseline = max(before.rate, rates.earlier)
         let perConnection = baseline / Double(before.count)
-        // Nothing before (connections held back, `heldBack`): anything now is a connection's worth each.
+        // Nothing before (`heldBack`): anything now is a connection's worth each.
         let share = added > 0 ? (perConnection > 0 ? (rates.all - baseline) / Double(added) / perConnection : rates.all > 0 ? 1 : 0) : 0
         // A gain counts only beyond the measurements' own noise (half their halves' spread): on
         // a shared link a noisy window must not pass for a connection's worth.
@@ -224,14 +223,13 @@ struct ConnectionGovernor {
             // and the step is tried again once the connections left have settled (below).
             let unsteady = rates.spread > 1 - ThroughputWindow.steadyShare
             let fell = before.rate - rates.all > max(noise, ConnectionGovernor.dropShare * before.rate)
-            if extensions < ConnectionGovernor.longestExtensions, !fell, unsteady || rates.seconds < longest {
-                repeat {
-                    extensions += 1
-                } while extensions < ConnectionGovernor.longestExtensions
-                    && ConnectionGovernor.extendedLength(longest, extensions) <= rates.seconds
-                return nil
-            }
+            let more = extensions < ConnectionGovernor.longestExtensions && !fell
+            if more, unsteady || rates.seconds < longest { return putOff(past: rates.seconds, longest: longest) }
             if !fell, let change = heldBack(rates, longest: longest, now: now, remaining: remaining, latency: latency) { return change }
+            // Earlier connections gone silent as the window ends may be held back: a longer look.
+            if more, now - earlierQuiet.since >= max(ConnectionGovernor.pause, 2 * latency) {
+                return putOff(past: rates.seconds, longest: longest)
+            }
             extensions = 0
             let undone = count
             settledRate = before.rate
@@ -295,15 +293,12 @@ struct ConnectionGovernor {
     }
 
     /// Every connection has been silent for a pause: from now on, measurements last whole
-    /// seconds. When the connections were idle at least a third of the time since the count took
-    /// effect (a longest window at least, after a step: a stall just after one says nothing),
-    /// the link cannot be what limits them (a link that is the limit is busy while they wait on
-    /// it): the count goes to the maximum at once, judged against the rate since the count took
-    /// effect, as any step is, so a link the stalls came from undoes it. Not ×4: a server that holds each connection
-    /// back (nginx's `limit_rate`, a lossy path's timeouts) gains from every one it is given,
-    /// and each step of whole-second windows in between would cost a second or more at a
-    /// fraction of the link. A stall of a busy download (a slow disk, a hiccup) does not
-    /// qualify, nor a try still backing off.
+    /// seconds. When they were idle a third of the time since the count took effect (a longest
+    /// window at least after a step: a stall just after one says nothing), the count goes to the
+    /// maximum, judged against the rate since then (over a second at least: a first allowance is
+    /// no rate), so a link the stalls came from undoes it. Not ×4: a server holding each connection
+    /// back gains from every one, and each step of whole-second windows would cost a second or
+    /// more. A stall of a busy download (a slow disk) does not qualify, nor a try backing off.
     private mutating func paused(now: Double, bytes: Int64, remaining: Int64, latency: Double) -> Change? {
         let silent = now - quiet.since
         quiet = (bytes, now) // once per pause
@@ -312,8 +307,6 @@ struct ConnectionGovernor {
         let elapsed = now - (deliveringSince ?? now)
         let longest = ConnectionGovernor.timing(latency: latency).longest
         guard count < maximum, elapsed >= longest || !stepped, idle >= elapsed / 3 else { return nil }
-        // Over a second at least: a server's first allowance, in before its first second is
-        // over, is not its rate.
         let rate = Double(bytes - bytesAtChange) / max(now - changedAt, 1)
         // A count backing off after an undo waits for its next try, unless its rate has since
         // fallen to half what it was judged at: what holds the connections back has changed
@@ -322,34 +315,36 @@ struct ConnectionGovernor {
         if let nextProbe, now < nextProbe, !(settledRate.map { rate < $0 / 2 } ?? false) { return nil }
         guard ConnectionGovernor.worthGrowing(rate: rate, remaining: remaining, latency: latency, bursty: bursty) else { return nil }
         let reason = "every connection was silent for \(Int((silent * 1000).rounded())) ms; the server holds each back"
-        return toMaximum(rate: rate, now: now, reason: reason)
+        before = nil
+        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
     }
 
-    /// A step about to be undone, though the total held, is no step to undo when the connections
-    /// there before it fell to under a tenth of their rate over a window of the longest length
-    /// (their count never going down in it): a link that is the limit leaves each a share (most
-    /// of it while new ones are in their slow start), so the server holds each back once a first
-    /// allowance is spent (nginx's `limit_rate_after`), and the added ones will be held back too.
-    /// To the maximum, judged against what the count carries held back as the earlier ones were.
+    /// A step about to be undone though the total held is not when the connections there before
+    /// it were silent half of a window of the longest length and carried under their share of the
+    /// rate before (their count never going down): a link that is the limit keeps a sender with
+    /// data busy and leaves each connection its share, so the server holds each back once an
+    /// allowance is spent (nginx's `limit_rate_after`), as it will the added ones. To the maximum,
+    /// judged against what the count carries held back as the earlier ones were.
     private mutating func heldBack(_ rates: ThroughputWindow.Rates, longest: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
         guard let before, count < maximum, rates.seconds >= longest, !rates.earlierFell, before.rate > 0,
-            rates.earlier < ConnectionGovernor.meaningfulShare * before.rate,
+            rates.earlierIdle >= rates.seconds / 2, rates.earlier < before.rate * Double(before.count) / Double(count),
             ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
         else { return nil }
         probeInterval = ConnectionGovernor.reprobeInterval
         retry = nil
         let percent = Int((max(0, rates.earlier) / before.rate * 100).rounded())
-        let added = count - before.count
-        return toMaximum(
-            rate: max(0, rates.earlier) / Double(before.count) * Double(count), now: now,
-            reason:
-                "the \(before.count) there before fell to \(percent)% of their rate while \(added) more carried the rest; the server holds each back")
+        let reason = "the \(before.count) there before fell to \(percent)% of their rate while \(count - before.count) more carried the rest"
+        let rate = max(0, rates.earlier) / Double(before.count) * Double(count)
+        self.before = nil
+        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason + "; the server holds each back")
     }
 
-    /// The maximum at once, judged against `rate`.
-    private mutating func toMaximum(rate: Double, now: Double, reason: String) -> Change? {
-        before = nil
-        return step(to: maximum, rates: ThroughputWindow.Rates(all: rate, earlier: rate), now: now, reason: reason)
+    /// No verdict yet: the same window goes on, to the next length past `seconds`.
+    private mutating func putOff(past seconds: Double, longest: Double) -> Change? {
+        repeat {
+            extensions += 1
+        } while extensions < ConnectionGovernor.longestExtensions && ConnectionGovernor.extendedLength(longest, extensions) <= seconds
+        return nil
     }
 
     private mutating func step(to target: Int, rates: ThroughputWindow.Rates, now: Double, reason: String, fresh: Bool = false) -> Change? {

@@ -32,11 +32,14 @@ struct ThroughputWindow {
         /// The earlier connections' count went down within the window (a worker that ended
         /// takes its bytes with it): `earlier` says less than they carried.
         var earlierFell = false
+        /// Seconds of the window in which the earlier connections carried nothing (tick by tick).
+        var earlierIdle = 0.0
     }
 
     private var samples: [Sample]
 
     private var earlierFell = false
+    private var earlierIdle = 0.0
 
     init(now: Double, bytes: Int64, earlier: Int64) {
         samples = [Sample(time: now, bytes: bytes, earlier: earlier)]
@@ -54,7 +57,9 @@ struct ThroughputWindow {
         // A bounded history: past 512 samples every other one goes (the middle is read only to
         // split the window in two); the first and the last always stay.
         if samples.count >= 512 { samples = stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] } }
-        if earlier < samples[samples.count - 1].earlier { earlierFell = true }
+        let last = samples[samples.count - 1]
+        if earlier < last.earlier { earlierFell = true }
+        if earlier == last.earlier { earlierIdle += now - last.time }
         samples.append(Sample(time: now, bytes: bytes, earlier: earlier))
         let first = samples[0]
         let seconds = now - first.time
@@ -63,7 +68,7 @@ struct ThroughputWindow {
         let spread = halves.map { 1 - min($0.early, $0.late) / max($0.early, $0.late) } ?? 1
         let rates = Rates(
             all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread,
-            seconds: seconds, late: halves?.late ?? 0, earlierFell: earlierFell)
+            seconds: seconds, late: halves?.late ?? 0, earlierFell: earlierFell, earlierIdle: earlierIdle)
         if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
         return nil
     }
