@@ -60,6 +60,18 @@ import Testing
         #expect(changes.last?.count == 1 && changes.allSatisfy { $0.count <= 4 }, "\(changes)")
     }
 
+    @Test func noStepWhileTheFirstAllowanceIsSpent() throws {
+        // The same link, recorded by the rule before: the first connection's last two looks
+        // agreed at 0.294 s, 63 ms after its first second's allowance ran out, and it took four.
+        // The pause that followed went unseen (the four never fell silent together), so 8 and
+        // 16 were judged on new requests' first allowances, 16 looked no better than 8 twice,
+        // and the run ended at 8 (7.24 s against 6.3). Silent for half a look is too long for a
+        // connection with a rate: no step is taken there (the replay ends where the recording
+        // took it; a pause follows as in `burst-cap.trace`).
+        let changes = Self.replay(try Self.ticks("burst-cap-early"), until: 0.2)
+        #expect(changes.isEmpty, "\(changes)")
+    }
+
     @Test func aSmoothCapPerConnectionGrowsUntilTheLinkIsFull() throws {
         // 8 Mbit/s per connection (kernel pacing) on 100 Mbit/s: 12 would fill it. The first
         // connection's rate holds from its first looks: four by 0.3 s; the four carry four

@@ -177,10 +177,12 @@ struct ConnectionGovernor {
             return nil
         }
         if let before { return judge(rates, before: before, now: now, remaining: remaining, latency: latency) }
-        // Every connection silent for a request latency or more, now: maybe a pause beginning
-        // (a server's allowance spent), which `paused` answers with the maximum once it has
-        // lasted. A step of ×4 taken now would be judged on bursts, in whole seconds.
-        if now - quiet.since >= ConnectionGovernor.look(latency: latency), !bursty { return nil }
+        // Every connection silent for half a look or more, now: maybe a pause beginning (a
+        // server's first allowance spent), which `paused` answers with the maximum once it has
+        // lasted. A step of ×4 taken now would be judged on bursts, in whole seconds. (A
+        // connection with a rate delivers every few milliseconds; one in slow start, every
+        // round trip, well under half a look of 25 request latencies.)
+        if now - quiet.since >= ConnectionGovernor.look(latency: latency) / 2, !bursty { return nil }
         if let nextProbe {
             guard now >= nextProbe, count < maximum,
                 ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
