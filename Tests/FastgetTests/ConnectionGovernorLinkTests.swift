@@ -160,6 +160,23 @@ import Testing
         #expect(!outcome.counts.contains { $0.count == 16 }, "\(outcome.counts)")
     }
 
+    @Test func aSlowSharedLinkDeliveringInLumpsStaysLow() {
+        // 10 Mbit/s that one connection fills; each connection's share comes in lumps every
+        // 60 ms (a TLS record at a time), so most ticks of the first one carry nothing once
+        // others share the link. Short gaps are how a slow connection delivers, no sign of a
+        // server holding it back.
+        var governor = ConnectionGovernor(maximum: 16, now: 0)
+        var owed: [Int: Double] = [:]
+        let outcome = simulate(&governor, seconds: 30, latency: 0.08) { connection, _, now, tick, alive, _ in
+            owed[connection, default: 0] += 1_250_000 / Double(alive) * tick
+            guard Int((now / tick).rounded()) % 3 == connection % 3 else { return 0 }
+            defer { owed[connection] = 0 }
+            return owed[connection, default: 0]
+        }
+        #expect(outcome.final <= 4, "\(outcome.counts)")
+        #expect(!outcome.counts.contains { $0.count == 16 }, "\(outcome.counts)")
+    }
+
     @Test func aSettledCountTriesAQuarterMore() {
         // Each connection capped at 1 MiB/s on a 16 MiB/s link: 16 is right; a try above it
         // adds a quarter (4), not as many again.

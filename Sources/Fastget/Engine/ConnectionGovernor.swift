@@ -33,10 +33,10 @@
 /// Why a burst or loss noise cannot fool it: a link that is the limit is never idle while
 /// connections wait on it, and leaves each connection its share. So a silence of every
 /// connection for about four round trips is a pause (`paused`), and earlier connections silent
-/// half the time and under their share after a step that did not raise the total are held
-/// back (`heldBack`): the
-/// server holds each connection back, and the count goes to its maximum at once (judged there
-/// as any step is); no step of ×4 is taken while a pause may be beginning. From the first
+/// half the time (in such silences) and under their share after a step that did not raise the
+/// total are held back (`heldBack`): the server holds each connection back, and the count goes
+/// to its maximum at once (after a pause judged there as any step is; held back, kept); no
+/// step of ×4 is taken while a pause may be beginning. From the first
 /// pause on, windows last whole seconds, which hold as many per-second releases as seconds
 /// whatever their phase, and a window half of which carried nothing is never judged. A lossy
 /// path's sawtooth and timeouts make halves disagree, so its windows run long, and a gain
@@ -72,8 +72,6 @@ struct ConnectionGovernor {
     private var extensions = 0
     /// The bytes at the last tick, and since when they have not moved.
     private var quiet: (bytes: Int64, since: Double) = (0, 0)
-    /// The same for the earlier connections' bytes (`heldBack`).
-    private var earlierQuiet: (bytes: Int64, since: Double) = (0, 0)
     /// The previous tick, the seconds since `deliveringSince` in which no byte came, and the
     /// bytes by `changedAt` (a server's first burst may be in before every connection delivers).
     private var lastTick: (time: Double, bytes: Int64)?
@@ -116,7 +114,6 @@ struct ConnectionGovernor {
     ) -> Change? {
         let timing = ConnectionGovernor.timing(latency: latency, bursty: bursty)
         if bytes != quiet.bytes { quiet = (bytes, now) }
-        if earlier != earlierQuiet.bytes { earlierQuiet = (earlier, now) }
         if let last = lastTick, bytes == last.bytes { idle += now - last.time }
         if now - quiet.since >= ConnectionGovernor.look(latency: latency) { silentOnce = true }
         lastTick = (now, bytes)
@@ -154,7 +151,8 @@ struct ConnectionGovernor {
         // A judgment put off runs its window to the longer end, steady or not.
         let longest = ConnectionGovernor.extendedLength(timing.longest, extensions)
         let shortest = extensions > 0 ? longest : bursty ? timing.longest : timing.shortest
-        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: longest) else {
+        let stall = max(ConnectionGovernor.pause, 2 * latency) // an earlier connection's silence that counts (`heldBack`)
+        guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: longest, stall: stall) else {
             self.window = window
             return nil
         }
@@ -177,11 +175,10 @@ struct ConnectionGovernor {
             return nil
         }
         if let before { return judge(rates, before: before, now: now, remaining: remaining, latency: latency) }
-        // Every connection silent for half a look or more, now: maybe a pause beginning (a
-        // server's first allowance spent), which `paused` answers with the maximum once it has
-        // lasted. A step of ×4 taken now would be judged on bursts, in whole seconds. (A
-        // connection with a rate delivers every few milliseconds; one in slow start, every
-        // round trip, well under half a look of 25 request latencies.)
+        // Every connection silent for half a look (25-50 ms, half a latency past 0.1 s) or
+        // more, now: maybe a pause beginning (a server's first allowance spent), which `paused`
+        // answers with the maximum once it has lasted. A step of ×4 taken now would be judged
+        // on bursts, in whole seconds. (The window restarts: the next chance is its end.)
         if now - quiet.since >= ConnectionGovernor.look(latency: latency) / 2, !bursty { return nil }
         if let nextProbe {
             guard now >= nextProbe, count < maximum,
@@ -227,10 +224,10 @@ struct ConnectionGovernor {
             let fell = before.rate - rates.all > max(noise, ConnectionGovernor.dropShare * before.rate)
             let more = extensions < ConnectionGovernor.longestExtensions && !fell
             if more, unsteady || rates.seconds < longest { return putOff(past: rates.seconds, longest: longest) }
-            if !fell, let change = heldBack(rates, longest: longest, now: now, remaining: remaining, latency: latency) { return change }
-            // Earlier connections gone silent as the window ends may be held back: a longer look.
-            if more, now - earlierQuiet.since >= max(ConnectionGovernor.pause, 2 * latency) {
-                return putOff(past: rates.seconds, longest: longest)
+            if !fell, mayBeHeldBack(rates, remaining: remaining, latency: latency) {
+                if rates.seconds >= longest, rates.earlierIdle >= rates.seconds / 2 { return heldBack(rates, now: now) }
+                // Gone silent as the window ends: a longer look before the undo.
+                if more, rates.earlierSilent >= max(ConnectionGovernor.pause, 2 * latency) { return putOff(past: rates.seconds, longest: longest) }
             }
             extensions = 0
             let undone = count
@@ -322,16 +319,22 @@ struct ConnectionGovernor {
     }
 
     /// A step about to be undone though the total held is not when the connections there before
-    /// it were silent half of a window of the longest length and carried under their share of the
-    /// rate before (their count never going down): a link that is the limit keeps a sender with
-    /// data busy and leaves each connection its share, so the server holds each back once an
-    /// allowance is spent (nginx's `limit_rate_after`), as it will the added ones. To the maximum,
-    /// judged against what the count carries held back as the earlier ones were.
-    private mutating func heldBack(_ rates: ThroughputWindow.Rates, longest: Double, now: Double, remaining: Int64, latency: Double) -> Change? {
-        guard let before, count < maximum, rates.seconds >= longest, !rates.earlierFell, before.rate > 0,
-            rates.earlierIdle >= rates.seconds / 2, rates.earlier < before.rate * Double(before.count) / Double(count),
-            ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
-        else { return nil }
+    /// it carried under their share of the rate before (their count never going down) and were
+    /// silent, in silences of a pause's length (`stall`), half of a window of the longest length:
+    /// a link that is the limit keeps a sender with data busy and leaves each connection its
+    /// share, so the server holds each back once an allowance is spent (nginx's
+    /// `limit_rate_after`), as it will the added ones. The count goes to the maximum and stays:
+    /// it is judged against what it carries held back as the earlier ones were, which is
+    /// nothing or little, so only a total that falls takes it back.
+    private func mayBeHeldBack(_ rates: ThroughputWindow.Rates, remaining: Int64, latency: Double) -> Bool {
+        guard let before, count < maximum, !rates.earlierFell, before.rate > 0 else { return false }
+        return rates.earlier < before.rate * Double(before.count) / Double(count)
+            && ConnectionGovernor.worthGrowing(rate: rates.all, remaining: remaining, latency: latency, bursty: bursty)
+    }
+
+    /// What `mayBeHeldBack` and a window of held-back connections lead to: the maximum.
+    private mutating func heldBack(_ rates: ThroughputWindow.Rates, now: Double) -> Change? {
+        guard let before else { return nil }
         probeInterval = ConnectionGovernor.reprobeInterval
         retry = nil
         let percent = Int((max(0, rates.earlier) / before.rate * 100).rounded())

@@ -32,14 +32,21 @@ struct ThroughputWindow {
         /// The earlier connections' count went down within the window (a worker that ended
         /// takes its bytes with it): `earlier` says less than they carried.
         var earlierFell = false
-        /// Seconds of the window in which the earlier connections carried nothing (tick by tick).
+        /// Seconds of the window in which the earlier connections carried nothing, in silences
+        /// of at least `stall` seconds each (shorter gaps are how a slow connection delivers: a
+        /// TLS record or a round trip at a time).
         var earlierIdle = 0.0
+        /// How long the earlier connections have been silent as the window ends.
+        var earlierSilent = 0.0
     }
 
     private var samples: [Sample]
 
     private var earlierFell = false
+    /// The earlier connections' silences of `stall` or more that ended, and since when the
+    /// current one lasts.
     private var earlierIdle = 0.0
+    private var earlierSilentSince: Double?
 
     init(now: Double, bytes: Int64, earlier: Int64) {
         samples = [Sample(time: now, bytes: bytes, earlier: earlier)]
@@ -53,13 +60,20 @@ struct ThroughputWindow {
     /// - Parameters:
     ///   - shortest: seconds before which it never ends.
     ///   - longest: seconds after which it ends, steady or not.
-    mutating func add(now: Double, bytes: Int64, earlier: Int64, shortest: Double, longest: Double) -> Rates? {
+    ///   - stall: the shortest silence of the earlier connections that counts as idle.
+    mutating func add(now: Double, bytes: Int64, earlier: Int64, shortest: Double, longest: Double, stall: Double = 0) -> Rates? {
         // A bounded history: past 512 samples every other one goes (the middle is read only to
         // split the window in two); the first and the last always stay.
         if samples.count >= 512 { samples = stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] } }
         let last = samples[samples.count - 1]
         if earlier < last.earlier { earlierFell = true }
-        if earlier == last.earlier { earlierIdle += now - last.time }
+        if earlier == last.earlier {
+            if earlierSilentSince == nil { earlierSilentSince = last.time }
+        } else if let since = earlierSilentSince {
+            if last.time - since >= stall { earlierIdle += last.time - since }
+            earlierSilentSince = nil
+        }
+        let silence = earlierSilentSince.map { now - $0 } ?? 0
         samples.append(Sample(time: now, bytes: bytes, earlier: earlier))
         let first = samples[0]
         let seconds = now - first.time
@@ -68,7 +82,8 @@ struct ThroughputWindow {
         let spread = halves.map { 1 - min($0.early, $0.late) / max($0.early, $0.late) } ?? 1
         let rates = Rates(
             all: Double(bytes - first.bytes) / seconds, earlier: Double(earlier - first.earlier) / seconds, spread: spread,
-            seconds: seconds, late: halves?.late ?? 0, earlierFell: earlierFell, earlierIdle: earlierIdle)
+            seconds: seconds, late: halves?.late ?? 0, earlierFell: earlierFell, earlierIdle: earlierIdle + (silence >= stall ? silence : 0),
+            earlierSilent: silence)
         if seconds >= longest || spread <= 1 - ThroughputWindow.steadyShare { return rates }
         return nil
     }
