@@ -29,6 +29,8 @@ extension ConnectionGovernor {
     /// pause means something holds each connection back (a server's per-connection rate, a
     /// lossy path's timeouts), and more connections cannot slow the others down.
     static let pause = 0.15
+    /// A pause's length for a request latency: `pause`, and two latencies at least.
+    static func pauseLength(latency: Double) -> Double { max(pause, 2 * latency) }
     /// Seconds after a change within which every connection should deliver; past it, the
     /// measurement starts anyway (a connection with nothing to take delivers nothing).
     static let startupLimit = 1.0

@@ -36,11 +36,11 @@
 /// half the time (in such silences) and under their share after a step that did not raise the
 /// total are held back (`heldBack`): the server holds each connection back, and the count goes
 /// to its maximum at once (after a pause judged there as any step is; held back, kept); no
-/// step of ×4 is taken while a pause may be beginning. From the first
-/// pause on, windows last whole seconds, which hold as many per-second releases as seconds
-/// whatever their phase, and a window half of which carried nothing is never judged. A lossy
-/// path's sawtooth and timeouts make halves disagree, so its windows run long, and a gain
-/// within their spread does not count.
+/// step of ×4 is taken while a pause may be beginning. From the first pause on, windows last
+/// whole seconds, which hold as many per-second releases as seconds whatever their phase, and
+/// a window half of which carried nothing is never judged. A lossy path's sawtooth and
+/// timeouts make halves disagree, so its windows run long, and a gain within their spread
+/// does not count.
 ///
 /// Pure logic: the coordinator feeds it the clock and byte counts and applies its changes;
 /// `GovernorTrace` records those inputs, and the tests replay them.
@@ -124,7 +124,7 @@ struct ConnectionGovernor {
             quiet = (bytes, now)
             idle = 0
         }
-        if now - quiet.since >= max(ConnectionGovernor.pause, 2 * latency),
+        if now - quiet.since >= ConnectionGovernor.pauseLength(latency: latency),
             let change = paused(now: now, bytes: bytes, remaining: remaining, latency: latency)
         {
             return change
@@ -151,7 +151,7 @@ struct ConnectionGovernor {
         // A judgment put off runs its window to the longer end, steady or not.
         let longest = ConnectionGovernor.extendedLength(timing.longest, extensions)
         let shortest = extensions > 0 ? longest : bursty ? timing.longest : timing.shortest
-        let stall = max(ConnectionGovernor.pause, 2 * latency) // an earlier connection's silence that counts (`heldBack`)
+        let stall = ConnectionGovernor.pauseLength(latency: latency) // an earlier one's that counts (`heldBack`)
         guard let rates = window.add(now: now, bytes: bytes, earlier: earlier, shortest: shortest, longest: longest, stall: stall) else {
             self.window = window
             return nil
@@ -226,8 +226,8 @@ struct ConnectionGovernor {
             if more, unsteady || rates.seconds < longest { return putOff(past: rates.seconds, longest: longest) }
             if !fell, mayBeHeldBack(rates, remaining: remaining, latency: latency) {
                 if rates.seconds >= longest, rates.earlierIdle >= rates.seconds / 2 { return heldBack(rates, now: now) }
-                // Gone silent as the window ends: a longer look before the undo.
-                if more, rates.earlierSilent >= max(ConnectionGovernor.pause, 2 * latency) { return putOff(past: rates.seconds, longest: longest) }
+                let hushed = rates.earlierSilent >= ConnectionGovernor.pauseLength(latency: latency)
+                if more, hushed { return putOff(past: rates.seconds, longest: longest) } // silent as it ends: look longer
             }
             extensions = 0
             let undone = count
