@@ -29,6 +29,34 @@ import Testing
         #expect(done.load(ordering: .relaxed) == 23)
     }
 
+    /// Jobs submitted while threads sleep wake one each (a sleeper of its own, not a
+    /// broadcast to all): from several submitting threads at once, every job runs exactly
+    /// once, and no more threads than the limit are started.
+    @Test func jobsFromManyThreadsEachRunOnceOnAtMostTheLimit() throws {
+        let started = Atomic<Int>(0)
+        let runners = Runners(limit: 4) { body throws(SystemError) in
+            started.add(1, ordering: .relaxed)
+            try Runners.startThread(body)
+        }
+        let ran = Atomic<Int>(0)
+        let submitted = Atomic<Int>(0)
+        for _ in 0..<4 {
+            _ = try PosixThread {
+                for _ in 0..<500 {
+                    runners.submit({ ran.add(1, ordering: .relaxed) }, cannotStart: { Issue.record("no thread") })
+                    submitted.add(1, ordering: .relaxed)
+                    // Now and then all go idle before the next job.
+                    if submitted.load(ordering: .relaxed) % 50 == 0 {
+                        _ = Self.until { ran.load(ordering: .relaxed) >= submitted.load(ordering: .relaxed) - 3 }
+                    }
+                }
+            }
+        }
+        #expect(Self.until { ran.load(ordering: .relaxed) == 2000 })
+        #expect(ran.load(ordering: .relaxed) == 2000)
+        #expect(started.load(ordering: .relaxed) <= 4)
+    }
+
     /// Two jobs whose threads both fail to start, the first failure while the second thread
     /// is still being started: the first job waits for that thread, and when it fails too,
     /// both jobs are handed back (neither is left waiting for a thread that never comes).

@@ -10,13 +10,24 @@ final class Runners: @unchecked Sendable {
         let cannotStart: @Sendable () -> Void
     }
 
+    /// An idle thread's wake-up: each waits on a condition of its own, so that a job wakes
+    /// one thread, not every idle one (up to twice the queue's active count) to find which.
+    private final class Sleeper {
+        let condition = Monitor.Condition()
+        /// Chosen by `submit` for a job (guarded by `monitor`).
+        var woken = false
+    }
+
     private let monitor = Monitor()
     private let limit: Int
     private let spawn: Spawn
     // Guarded by `monitor`.
     private var jobs: [Job] = []
     private var threads = 0
-    private var idle = 0
+    /// Idle threads no job has woken yet, the one idle the shortest time last.
+    private var sleepers: [Sleeper] = []
+    /// Threads woken for a job that have not taken one yet.
+    private var waking = 0
 
     static let idleSeconds = 5.0
 
@@ -34,17 +45,25 @@ final class Runners: @unchecked Sendable {
     /// the jobs waiting (this one, and those whose thread was being started meanwhile), each of
     /// them gets its `cannotStart` instead, on this thread.
     func submit(_ job: @escaping @Sendable () -> Void, cannotStart: @escaping @Sendable () -> Void) {
-        let starting = monitor.locked { () -> Bool in
+        let (starting, woken) = monitor.locked { () -> (Bool, Sleeper?) in
             jobs.append(Job(run: job, cannotStart: cannotStart))
-            guard jobs.count > idle, threads < limit else {
-                // A broadcast, not pthread_cond_signal: glibc before 2.41 can lose a signal
-                // (BZ #25847), which would leave this job until an idle thread's deadline.
-                monitor.broadcast()
-                return false
+            if let sleeper = sleepers.popLast() {
+                sleeper.woken = true
+                waking += 1
+                return (false, sleeper)
             }
+            // Otherwise a thread woken, or busy, takes it when free, or a new one while
+            // fewer than `limit` exist.
+            guard jobs.count > waking, threads < limit else { return (false, nil) }
             threads += 1
-            return true
+            return (true, nil)
         }
+        // After the unlock, so that the woken thread does not wake into a held mutex. A
+        // broadcast to the sleeper's own condition, which it alone waits on: glibc before 2.41
+        // can lose a pthread_cond_signal (BZ #25847). Should it have timed out meanwhile, it
+        // sees `woken` and takes the job; a late broadcast then finds it waiting again, at
+        // worst, and reads as a spurious wake.
+        if let woken { monitor.broadcast(woken.condition) }
         guard starting else { return }
         do {
             try spawn { [self] in serve() }
@@ -61,19 +80,26 @@ final class Runners: @unchecked Sendable {
     }
 
     private func serve() {
-        while let job = next() { job.run() }
+        let sleeper = Sleeper()
+        while let job = next(sleeper) { job.run() }
     }
 
-    private func next() -> Job? {
+    private func next(_ sleeper: Sleeper) -> Job? {
         monitor.locked {
             let deadline = MonotonicClock.seconds() + Runners.idleSeconds
             while jobs.isEmpty {
-                idle += 1
-                let signalled = monitor.wait(until: deadline)
-                idle -= 1
-                if !signalled && jobs.isEmpty {
-                    threads -= 1
-                    return nil
+                sleeper.woken = false
+                sleepers.append(sleeper)
+                let signalled = monitor.wait(on: sleeper.condition, until: deadline)
+                if sleeper.woken {
+                    waking -= 1
+                } else {
+                    // Timed out, or woken spuriously: not chosen, so still among the sleepers.
+                    sleepers.removeAll { $0 === sleeper }
+                    if !signalled && jobs.isEmpty {
+                        threads -= 1
+                        return nil
+                    }
                 }
             }
             return jobs.removeFirst()
