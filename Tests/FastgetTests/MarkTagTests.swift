@@ -35,4 +35,16 @@ import Testing
         }
         #expect(digits.joined() == hex)
     }
+
+    /// Every length from 0 to 300 bytes (one to six blocks, each padding case), of bytes that
+    /// are not all alike, against libcrypto's SHA-256.
+    @Test func theDigestMatchesLibcryptoAtEveryShortLength() throws {
+        for length in 0...300 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ length) }
+            let reference = try #require(Digest(.sha256))
+            bytes.withUnsafeBytes { reference.update($0) }
+            let ours = SmallSHA256.digest(bytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            #expect(ours == reference.finish(), "length \(length)")
+        }
+    }
 }

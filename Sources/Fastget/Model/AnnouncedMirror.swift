@@ -38,6 +38,7 @@ public struct AnnouncedMirror: Sendable, Equatable {
     /// also stops a name that resolves inside. A target's user info is dropped: a server's
     /// header must not choose credentials.
     static func announced(in linkFields: [String], base: HTTPURL, peer: IPAddress? = nil) -> [AnnouncedMirror] {
+        guard !linkFields.isEmpty else { return [] }
         var seen: Set<String> = [base.withoutCredentials.description]
         var mirrors: [AnnouncedMirror] = []
         let baseIsInternal = isInternal(base.host) || peer?.isPublic == false

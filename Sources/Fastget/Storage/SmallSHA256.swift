@@ -16,37 +16,61 @@ enum SmallSHA256 {
 
     /// The 32-byte digest of `bytes`.
     static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var message = Array(bytes)
-        let bits = UInt64(message.count) &* 8
+        // The message, its 0x80, zeros and its length in bits: whole 64-byte blocks.
+        var message: [UInt8] = []
+        let count = bytes.count
+        let padded = (count + 8) / 64 * 64 + 64
+        message.reserveCapacity(padded)
+        message.append(contentsOf: bytes)
         message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
+        message.append(contentsOf: repeatElement(0, count: padded - 8 - message.count))
+        let bits = UInt64(count) &* 8
         for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        var state: [UInt32] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19]
-        var words = [UInt32](repeating: 0, count: 64)
-        for block in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let at = block + 4 * index
-                words[index] =
-                    UInt32(message[at]) << 24 | UInt32(message[at + 1]) << 16 | UInt32(message[at + 2]) << 8 | UInt32(message[at + 3])
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            rounds.withUnsafeBufferPointer { rounds in
+                message.withUnsafeBufferPointer { message in
+                    for block in stride(from: 0, to: message.count, by: 64) {
+                        compress(&state, message, block, words, rounds)
+                    }
+                }
             }
-            for index in 16..<64 {
-                let early = words[index - 15], late = words[index - 2]
-                let small0 = rotate(early, 7) ^ rotate(early, 18) ^ (early >> 3)
-                let small1 = rotate(late, 17) ^ rotate(late, 19) ^ (late >> 10)
-                words[index] = words[index - 16] &+ small0 &+ words[index - 7] &+ small1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for index in 0..<64 {
-                let big1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let first = h &+ big1 &+ choice &+ rounds[index] &+ words[index]
-                let big0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ first, c, b, a, first &+ big0 &+ majority)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
         }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
+            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
+        }
+        return digest
+    }
+
+    /// One 64-byte block of `message`, at `block`, into `state`.
+    private static func compress(
+        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ message: UnsafeBufferPointer<UInt8>,
+        _ block: Int, _ words: UnsafeMutableBufferPointer<UInt32>, _ rounds: UnsafeBufferPointer<UInt32>
+    ) {
+        for index in 0..<16 {
+            let at = block + 4 * index
+            words[index] = UInt32(message[at]) << 24 | UInt32(message[at + 1]) << 16 | UInt32(message[at + 2]) << 8 | UInt32(message[at + 3])
+        }
+        for index in 16..<64 {
+            let early = words[index - 15], late = words[index - 2]
+            let small0 = rotate(early, 7) ^ rotate(early, 18) ^ (early >> 3)
+            let small1 = rotate(late, 17) ^ rotate(late, 19) ^ (late >> 10)
+            words[index] = words[index - 16] &+ small0 &+ words[index - 7] &+ small1
+        }
+        var (a, b, c, d, e, f, g, h) = state
+        for index in 0..<64 {
+            let big1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let first = h &+ big1 &+ choice &+ rounds[index] &+ words[index]
+            let big0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ first, c, b, a, first &+ big0 &+ majority)
+        }
+        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
