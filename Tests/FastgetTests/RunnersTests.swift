@@ -57,6 +57,23 @@ import Testing
         #expect(started.load(ordering: .relaxed) <= 4)
     }
 
+    /// A lost wake-up would leave a job until its sleeper's idle deadline (5 s): jobs
+    /// submitted from several threads at once, in rounds that let every thread fall asleep
+    /// in between, each start well within that.
+    @Test func everyJobStartsBeforeAnIdleDeadline() throws {
+        let runners = Runners(limit: 6)
+        let ran = Atomic<Int>(0)
+        for round in 1...400 {
+            for _ in 0..<5 {
+                _ = try PosixThread { runners.submit({ ran.add(1, ordering: .relaxed) }, cannotStart: { Issue.record("no thread") }) }
+            }
+            let deadline = MonotonicClock.seconds() + Runners.idleSeconds / 5
+            while ran.load(ordering: .relaxed) < round * 5 && MonotonicClock.seconds() < deadline { MonotonicClock.sleep(seconds: 0.0002) }
+            #expect(ran.load(ordering: .relaxed) == round * 5, "round \(round)")
+            if ran.load(ordering: .relaxed) != round * 5 { return }
+        }
+    }
+
     /// Two jobs whose threads both fail to start, the first failure while the second thread
     /// is still being started: the first job waits for that thread, and when it fails too,
     /// both jobs are handed back (neither is left waiting for a thread that never comes).

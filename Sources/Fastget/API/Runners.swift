@@ -61,8 +61,9 @@ final class Runners: @unchecked Sendable {
         // After the unlock, so that the woken thread does not wake into a held mutex. A
         // broadcast to the sleeper's own condition, which it alone waits on: glibc before 2.41
         // can lose a pthread_cond_signal (BZ #25847). Should it have timed out meanwhile, it
-        // sees `woken` and takes the job; a late broadcast then finds it waiting again, at
-        // worst, and reads as a spurious wake.
+        // sees `woken` and takes the job, or, when a busy thread took it first, ends (its
+        // deadline has passed); a late broadcast finds it waiting again, at worst, and reads as
+        // a spurious wake.
         if let woken { monitor.broadcast(woken.condition) }
         guard starting else { return }
         do {
