@@ -72,6 +72,8 @@ enum Batch {
         /// URL lines read (blank and comment lines not counted).
         var count = 0
         var added: [Download] = []
+        /// `added`'s downloads, to tell a line the queue answered with one already added.
+        var known: Set<ObjectIdentifier> = []
         var firstFailure: Int32?
     }
 
@@ -103,7 +105,7 @@ enum Batch {
             if reader.isStopped { return true }
             do throws(FastgetError) {
                 let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
-                guard !list.added.contains(where: { $0 === download }) else { continue } // listed twice
+                guard list.known.insert(ObjectIdentifier(download)).inserted else { continue } // listed twice
                 list.added.append(download)
             } catch {
                 fail(error, invocation, &list, url: url)
