@@ -19,11 +19,14 @@ extension DownloadQueue {
             // Ended downloads count too: a list read as it arrives adds its lines after earlier
             // ones have finished, and those files are the run's results.
             let claims = (byDestination[destination].map { [$0] } ?? []) + (entries.byDestination[destination] ?? [])
-            if let clash = claims.first(where: { $0.urlWithoutCredentials != url }) {
+            let clash =
+                claims.first(where: { $0.urlWithoutCredentials != url }).map { $0.url.withoutCredentials.description }
+                ?? entries.endedClaims[destination].flatMap { $0.url != url ? $0.shown : nil }
+            if let clash {
                 return .failure(
                     FastgetError(
                         .cannotCreateOutput,
-                        "\(destination) is already the destination of \(clash.url.withoutCredentials); not downloading \(candidate.url.withoutCredentials) there",
+                        "\(destination) is already the destination of \(clash); not downloading \(candidate.url.withoutCredentials) there",
                         remedy: .anotherDestination))
             }
             (byURL[url], byDestination[destination]) = (candidate, candidate)
@@ -53,6 +56,38 @@ extension DownloadQueue.Entries {
     /// The download of `url` that has not ended, if there is one.
     func live(_ url: String) -> Download? { byURL[url]?.first { !$0.state.isFinal } }
 
+    /// The downloads, those forgotten but not yet swept out excepted.
+    var listed: [Download] { forgotten.isEmpty ? downloads : downloads.filter { !forgotten.contains(ObjectIdentifier($0)) } }
+
+    /// Without `keepsEndedDownloads`: `download` has ended and every handler has heard it.
+    /// It leaves the indexes now, its destination stays claimed, and it leaves `downloads`
+    /// with the next sweep, which takes every forgotten one at once (one at a time would move
+    /// the rest of a long list each time): after `sweep` of them, or a quarter of the list
+    /// (a sweep reads all of it), or when the queue is idle.
+    mutating func forget(_ download: Download) {
+        let key = ObjectIdentifier(download)
+        guard !forgotten.contains(key), byURL[download.urlWithoutCredentials]?.contains(where: { $0 === download }) == true else { return }
+        endedClaims[download.destination] = (download.urlWithoutCredentials, download.url.withoutCredentials.description)
+        Self.drop(download, from: &byURL, at: download.urlWithoutCredentials)
+        Self.drop(download, from: &byDestination, at: download.destination)
+        forgotten.insert(key)
+        // Also once nothing is left to run (which is cheap to tell then: the scan stops at the
+        // first download queued), so that an idle queue holds none of them.
+        guard forgotten.count >= max(Self.sweep, downloads.count / 4) || isIdle else { return }
+        downloads.removeAll { forgotten.contains(ObjectIdentifier($0)) }
+        forgotten = []
+        next = 0
+    }
+
+    /// Forgotten downloads that make a sweep, at least.
+    static let sweep = 64
+
+    /// Frees the destination an ended, forgotten `download` claimed (`remove`).
+    mutating func unclaim(_ download: Download) {
+        guard download.state.isFinal, endedClaims[download.destination]?.url == download.urlWithoutCredentials else { return }
+        endedClaims[download.destination] = nil
+    }
+
     /// Appends `download` and files it under its URL and destination.
     mutating func insert(_ download: Download) {
         downloads.append(download)
@@ -64,6 +99,7 @@ extension DownloadQueue.Entries {
     mutating func delete(_ download: Download) {
         guard let index = downloads.firstIndex(where: { $0 === download }) else { return }
         downloads.remove(at: index)
+        forgotten.remove(ObjectIdentifier(download))
         next = 0
         Self.drop(download, from: &byURL, at: download.urlWithoutCredentials)
         // Filed under its destination, unless a server's name is being given to it right now.

@@ -22,6 +22,11 @@ public final class DownloadQueue: Sendable {
     /// goes idle (nothing queued or running), so that no connection outlives the work.
     public let session: Session
     private let ownsSession: Bool
+    /// Whether a download that ended (completed, failed or was cancelled) stays in `downloads`
+    /// until `remove`. When false it leaves once every handler has heard its end, and its
+    /// destination stays claimed for the queue's life: a queue fed a list of millions holds
+    /// only what has not ended (a few hundred bytes an ended file, against several KiB).
+    public let keepsEndedDownloads: Bool
 
     /// The entries, under their lock (the idle waits in DownloadQueue+Async.swift use it too).
     let state = Locked(Entries())
@@ -57,6 +62,11 @@ public final class DownloadQueue: Sendable {
         /// server's name moves a download's claim: `moved`). Kept by `insert` and `delete`.
         var byURL: [String: [Download]] = [:]
         var byDestination: [String: [Download]] = [:]
+        /// Without `keepsEndedDownloads`: the destinations of ended downloads that left, with
+        /// their URL (without credentials, and as shown), and those still in `downloads`
+        /// until the next sweep (`forget`).
+        var endedClaims: [String: (url: String, shown: String)] = [:]
+        var forgotten: Set<ObjectIdentifier> = []
 
         /// No download is queued or running.
         var isIdle: Bool { launched.isEmpty && !downloads.contains { $0.state == .queued || $0.state.isActive } }
@@ -70,19 +80,21 @@ public final class DownloadQueue: Sendable {
     ///   - options: the options of every download added (each saves into `directory`).
     ///   - restore: rebuild paused entries from the journals in `directory`.
     ///   - session: shared with other downloads and queues; nil: the queue's own.
+    ///   - keepsEnded: whether ended downloads stay in `downloads` (`keepsEndedDownloads`).
     /// - Throws: `.usage` for a limit below 1 or invalid options.
     public convenience init(
         directory: String, maximumActive: Int = 3, options: DownloadOptions = DownloadOptions(),
-        restore: Bool = true, session: Session? = nil
+        restore: Bool = true, session: Session? = nil, keepsEnded: Bool = true
     ) throws(FastgetError) {
         try self.init(
-            directory: directory, maximumActive: maximumActive, options: options, restore: restore, session: session, spawn: Runners.startThread)
+            directory: directory, maximumActive: maximumActive, options: options, restore: restore, session: session,
+            keepsEnded: keepsEnded, spawn: Runners.startThread)
     }
 
     /// `spawn`: how the queue's threads are started (a test makes it fail).
     init(
         directory: String, maximumActive: Int, options: DownloadOptions, restore: Bool, session: Session?,
-        spawn: @escaping Runners.Spawn
+        keepsEnded: Bool = true, spawn: @escaping Runners.Spawn
     ) throws(FastgetError) {
         guard maximumActive >= 1 else { throw FastgetError(.usage, "a queue needs at least one active download (got \(maximumActive))") }
         try options.validate()
@@ -91,6 +103,7 @@ public final class DownloadQueue: Sendable {
         self.session = session ?? (try! Session()) // its own: its own worker threads too
         runners = Runners(limit: maximumActive > Int.max / 2 ? Int.max : 2 * maximumActive, spawn: spawn) // as many again for files syncing
         ownsSession = session == nil
+        keepsEndedDownloads = keepsEnded
         var options = options
         options.directory = directory
         options.output = nil
@@ -99,7 +112,7 @@ public final class DownloadQueue: Sendable {
     }
 
     /// Every download in the queue, in the order they were added (restored ones first).
-    public var downloads: [Download] { state.withLock { $0.downloads } }
+    public var downloads: [Download] { state.withLock { $0.listed } }
 
     /// Calls `handler` with every later event of every download in the queue, those restored
     /// from journals included, and with every event of a download added from now on, from its
@@ -218,6 +231,7 @@ public final class DownloadQueue: Sendable {
     public func remove(_ download: Download, deletingFiles: Bool = false) {
         if deletingFiles { download.cancelAndDelete() } else { download.cancel() }
         state.withLock { entries in
+            entries.unclaim(download)
             entries.delete(download) // resets the scan's start too
             entries.launched.remove(ObjectIdentifier(download))
             entries.finishing.remove(ObjectIdentifier(download))
@@ -269,6 +283,7 @@ public final class DownloadQueue: Sendable {
                     entries.launched.remove(ObjectIdentifier(download))
                     entries.finishing.remove(ObjectIdentifier(download))
                     if again { entries.next = 0 }
+                    if !again && !self.keepsEndedDownloads { entries.forget(download) }
                 }
                 self.pump()
                 if self.ownsSession && self.isIdle { self.session.closeIdleConnections() }
