@@ -19,7 +19,7 @@ enum Batch {
         do throws(FastgetError) {
             queue = try DownloadQueue(
                 directory: invocation.options.directory, maximumActive: invocation.jobs,
-                options: invocation.options, restore: false, session: try invocation.session())
+                options: invocation.options, restore: false, session: try invocation.session(), keepsEnded: false)
         } catch {
             Console.error(error.message, hint: error.commandLineHint)
             return ExitStatus.of(error)
@@ -33,26 +33,22 @@ enum Batch {
         SignalWatcher.arm(after: invocation.maximumTime)
 
         let display = !invocation.quiet && !invocation.json && !invocation.noProgress && Console.stderrIsTerminal ? BatchDisplay() : nil
-        queue.onEvent { download, event in report(event, of: download, invocation, display) }
-        var list = Listed()
-        let stopped = add(from: reader, named: name, to: queue, invocation, display, &list)
+        let list = Listed(window: Listed.window(jobs: invocation.jobs))
+        queue.onEvent { download, event in
+            report(event, of: download, invocation, display)
+            if event.isFinal { list.ended(download, event) }
+        }
+        let stopped = add(from: reader, named: name, to: queue, invocation, display, list)
         if stopped { queue.pauseAll() } // a download added as the signal came
-        if list.count == 0 && !stopped && list.firstFailure == nil {
+        if list.state.withLock({ $0.count == 0 && $0.firstFailure == nil }) && !stopped {
             Console.error("no URLs in \(name)")
             return ExitStatus.of(.usage)
         }
         queue.waitUntilIdle()
         display?.clear()
 
-        var completed = 0
-        var paused = stopped
-        for download in list.added {
-            switch download.state {
-            case .completed: completed += 1
-            case .paused, .queued: paused = true
-            default: break
-            }
-        }
+        let outcome = list.state.withLock { $0 }
+        let paused = stopped || outcome.pending.values.contains { $0.download.state == .paused || $0.download.state == .queued }
         if paused {
             if SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent) {
                 Console.write("fastget: stopped after --max-time \(Format.duration(invocation.maximumTime)); run the same command again to resume\n")
@@ -61,28 +57,95 @@ enum Batch {
             Console.write("fastget: interrupted; run the same command again to resume\n")
             return ExitStatus.of(.cancelled)
         }
-        if !invocation.quiet && !invocation.json && list.count > 0 {
-            Console.write("fastget: \(completed) of \(list.count) downloads complete\n")
+        if !invocation.quiet && !invocation.json && outcome.count > 0 {
+            Console.write("fastget: \(outcome.completed) of \(outcome.count) downloads complete\n")
         }
-        return list.firstFailure ?? failureCode(list.added)
+        return outcome.firstFailure ?? outcome.firstFailed?.code ?? failureCode(outcome.pending.values.sorted { $0.line < $1.line }.map(\.download))
     }
 
-    /// What was taken from the list so far.
-    private struct Listed {
-        /// URL lines read (blank and comment lines not counted).
-        var count = 0
-        var added: [Download] = []
-        /// `added`'s downloads, to tell a line the queue answered with one already added.
-        var known: Set<ObjectIdentifier> = []
-        var firstFailure: Int32?
+    /// What was taken from the list so far, and how its downloads ended. The queue lets go of
+    /// a download once it ended (`keepsEnded: false`) and so does this, and the list is read
+    /// only while fewer than `window` downloads have not ended: a list of millions holds a few
+    /// dozen downloads at a time.
+    private final class Listed: Sendable {
+        let window: Int
+        private let room = WakeSignal()
+
+        init(window: Int) { self.window = window }
+
+        /// Enough to keep every slot busy: those running, as many again syncing, and more
+        /// queued behind them.
+        static func window(jobs: Int) -> Int { jobs > 1 << 20 ? Int.max : 4 * jobs + 16 }
+
+        /// Returns at once while fewer than `window` downloads have not ended, else once half
+        /// of them have (or after half a second, whatever is left), or `stopped()`.
+        func waitForRoom(unless stopped: () -> Bool) {
+            while !stopped() && state.withLock({ $0.pending.count >= window }) { _ = room.wait(seconds: 0.5) }
+        }
+
+        struct State {
+            /// URL lines read (blank and comment lines not counted).
+            var count = 0
+            /// The first line that failed (not a download: a URL the queue refused).
+            var firstFailure: Int32?
+            /// Downloads added and not yet ended, with their place in the list (the first
+            /// failure, in list order, gives the exit code).
+            var pending: [ObjectIdentifier: (download: Download, line: Int)] = [:]
+            var completed = 0
+            var firstFailed: (line: Int, code: Int32)?
+
+            /// A download of line `line` ended: completed (`code` nil) or with `code`.
+            mutating func record(_ code: Int32?, line: Int) {
+                guard let code else {
+                    completed += 1
+                    return
+                }
+                if firstFailed.map({ line < $0.line }) ?? true { firstFailed = (line, code) }
+            }
+        }
+
+        let state = Locked(State())
+
+        /// A download of line `line` the queue gave: false when it is one of an earlier line
+        /// (the same URL listed twice). One that ended already is counted at once.
+        func added(_ download: Download, line: Int) -> Bool {
+            state.withLock { state in
+                let key = ObjectIdentifier(download)
+                guard state.pending[key] == nil else { return false }
+                // Its end may have been told before this (a file already complete): its state
+                // is final before its last event is published, so one of the two counts it.
+                if download.state.isFinal {
+                    state.record(download.state == .completed ? nil : Batch.outcomeCode(download), line: line)
+                } else {
+                    state.pending[key] = (download, line)
+                }
+                return true
+            }
+        }
+
+        /// `download`'s last event, `event`, has been published.
+        func ended(_ download: Download, _ event: DownloadEvent) {
+            state.withLock { state in
+                guard let entry = state.pending.removeValue(forKey: ObjectIdentifier(download)) else { return }
+                // Half the window free: the reader fills it again in one go, not a line a wake.
+                if state.pending.count == window / 2 { room.signal() }
+                switch event {
+                case .completed: state.record(nil, line: entry.line)
+                case .failed(let error): state.record(ExitStatus.of(error), line: entry.line)
+                default: state.record(ExitStatus.of(.cancelled), line: entry.line)
+                }
+            }
+        }
     }
 
     /// Adds each URL line of the list to `queue` as it is read; true when a stop ended it.
     private static func add(
         from reader: ListReader, named name: String, to queue: DownloadQueue, _ invocation: Invocation, _ display: BatchDisplay?,
-        _ list: inout Listed
+        _ list: Listed
     ) -> Bool {
         while true {
+            // Read on only while few enough wait: a list of millions is never all in memory.
+            list.waitForRoom { reader.isStopped }
             let text: String
             switch reader.next() {
             case .line(_, let line): text = line
@@ -90,35 +153,37 @@ enum Batch {
             case .stopped: return true
             case .tooLong(let number):
                 let message = "\(name) line \(number) is longer than \(ListReader.lineLimit >> 10) KiB; the rest of the list is not read"
-                fail(FastgetError(.usage, message), invocation, &list)
+                fail(FastgetError(.usage, message), invocation, list)
                 return false
             case .failed(let reason):
-                fail(FastgetError(.notFound, "cannot read \(name): \(reason)"), invocation, &list)
+                fail(FastgetError(.notFound, "cannot read \(name): \(reason)"), invocation, list)
                 return false
             }
             // Several URLs on one line, separated by blanks, are mirrors of one file.
             let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard let url = fields.first, !url.hasPrefix("#") else { continue }
-            list.count += 1
-            display?.listed(list.count)
+            let line = list.state.withLock { state in
+                state.count += 1
+                return state.count
+            }
+            display?.listed(line)
             // A line read before a Ctrl-C but reached after it starts nothing.
             if reader.isStopped { return true }
             do throws(FastgetError) {
                 let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
-                guard list.known.insert(ObjectIdentifier(download)).inserted else { continue } // listed twice
-                list.added.append(download)
+                _ = list.added(download, line: line)
             } catch {
-                fail(error, invocation, &list, url: url)
+                fail(error, invocation, list, url: url)
             }
         }
     }
 
     /// A line of the list (or the list) that failed: said on standard error, and with --json as an
     /// error event too; the first failure gives the exit code.
-    private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: inout Listed, url: String? = nil) {
+    private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: Listed, url: String? = nil) {
         Console.error(error.message, hint: error.commandLineHint)
         if invocation.json { JSONEvents.error(error, url: url) }
-        list.firstFailure = list.firstFailure ?? ExitStatus.of(error)
+        list.state.withLock { $0.firstFailure = $0.firstFailure ?? ExitStatus.of(error) }
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
@@ -151,12 +216,18 @@ enum Batch {
     /// The exit code of the first download that did not complete, 0 when all did.
     private static func failureCode(_ downloads: [Download]) -> Int32 {
         for download in downloads where download.state != .completed {
-            do throws(FastgetError) {
-                _ = try download.run() // an ended download gives its outcome again
-            } catch {
-                return ExitStatus.of(error)
-            }
+            return outcomeCode(download)
         }
         return ExitStatus.success
+    }
+
+    /// The exit code of a download that ended or stopped without completing.
+    fileprivate static func outcomeCode(_ download: Download) -> Int32 {
+        do throws(FastgetError) {
+            _ = try download.run() // an ended download gives its outcome again
+            return ExitStatus.success
+        } catch {
+            return ExitStatus.of(error)
+        }
     }
 }
