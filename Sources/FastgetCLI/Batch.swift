@@ -39,6 +39,7 @@ enum Batch {
             if event.isFinal { list.ended(download, event) }
         }
         let stopped = add(from: reader, named: name, to: queue, invocation, display, list)
+        display?.listEnded()
         if stopped { queue.pauseAll() } // a download added as the signal came
         if list.state.withLock({ $0.count == 0 && $0.firstFailure == nil }) && !stopped {
             Console.error("no URLs in \(name)")

@@ -10,8 +10,10 @@ final class BatchDisplay: @unchecked Sendable {
     private let display = ProgressLine()
     private var running: [(url: String, name: String, progress: DownloadProgress)] = []
     private var finished = 0
-    /// URLs listed so far: the list is read as it arrives.
+    /// URLs listed so far: the list is read as it arrives, and as downloads end; `more` until
+    /// its end was read (the total shows a "+" meanwhile).
     private var count = 0
+    private var more = true
     private var lastDraw = 0.0
 
     init() {
@@ -20,6 +22,9 @@ final class BatchDisplay: @unchecked Sendable {
 
     /// `count` URLs are listed now.
     func listed(_ count: Int) { locked { self.count = count } }
+
+    /// The list was read to its end (or stopped being read).
+    func listEnded() { locked { more = false } }
 
     deinit { pthread_mutex_destroy(&lock) }
 
@@ -71,7 +76,8 @@ final class BatchDisplay: @unchecked Sendable {
         }
         if running.count > 8 { lines.append("+\(running.count - 8) more") }
         let speed = running.reduce(0) { $0 + $1.progress.bytesPerSecond }
-        lines.append(String("\(finished) of \(count) done, \(running.count) running, \(Format.bytes(speed))/s".prefix(max(20, width))))
+        lines.append(
+            String("\(finished) of \(count)\(more ? "+" : "") done, \(running.count) running, \(Format.bytes(speed))/s".prefix(max(20, width))))
         return lines
     }
 }

@@ -92,6 +92,21 @@ import Testing
         #expect(drawn.contains(" of 3 done, ") && drawn.contains("f1.bin  "), "a line per download and a total were drawn")
     }
 
+    /// A list is read only while few enough downloads wait (4 × -j + 16 not ended: 20 at
+    /// -j 1), the rest as they end; until its end was read, the total shows a "+".
+    @Test func aLongListIsReadAsDownloadsEnd() throws {
+        let server = try TestServer(file: TestFile(Array(data.prefix(64 << 10))), TestServer.Configuration(rate: { _ in 256 * 1024 }))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try (1...22).map { server.url("/f\($0).bin") }.joined(separator: "\n").write(
+            toFile: directory.file("list"), atomically: true, encoding: .utf8)
+        let result = try run(["-n", "1", "-j", "1", "-i", "list"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.screen.contains("fastget: 22 of 22 downloads complete"), "\(result.screen)")
+        let drawn = String(decoding: result.output, as: UTF8.self)
+        #expect(drawn.contains(" of 20+ done, ") && drawn.contains(" of 22 done, "), "\(drawn.suffix(2000))")
+    }
+
     @Test(arguments: [40, 80])
     func everyLineFitsAndNoFigureIsCut(columns: Int) throws {
         let server = try slowServer()
