@@ -7,7 +7,7 @@ enum OptionDetails {
             "with auto: at most N connections to one host, over every download of the run; with mirrors, the count may grow to N on each host (default 16, 1-64)"
         ],
         "input-file": [
-            "download every URL in FILE, one per line (- reads standard input; blank lines and # comments skipped; LF or CRLF line ends; FILE may be a pipe or FIFO, read as lines arrive, and Ctrl-C stops the wait for it; a line longer than 64 KiB is refused, exit 64, and ends the reading), through the library's download queue; exit 0 when all completed, else the first failure's code (130 when interrupted: the same command resumes the unfinished files and counts the finished ones as done)"
+            "download every URL in FILE, one per line (- reads standard input; blank lines and # comments skipped; LF or CRLF line ends; FILE may be a pipe or FIFO, read as lines arrive, and Ctrl-C stops the wait for it; a line longer than 64 KiB is refused, exit 64, and ends the reading; read as downloads end, at most 4 x K + 16 not ended at a time, so a list of millions runs in a few MiB), through the library's download queue; exit 0 when all completed, else the first failure's code (130 when interrupted: the same command resumes the unfinished files and counts the finished ones as done)"
         ],
         "jobs": [
             "with -i: K downloads at once, 1-64 (default 3); each still uses -n segments, and they share keep-alive connections and TLS sessions to each origin"
