@@ -21,7 +21,7 @@ extension DownloadQueue {
             let claims = (byDestination[destination].map { [$0] } ?? []) + (entries.byDestination[destination] ?? [])
             let clash =
                 claims.first(where: { $0.urlWithoutCredentials != url }).map { $0.url.withoutCredentials.description }
-                ?? entries.endedClaims[destination].flatMap { $0.url != url ? $0.shown : nil }
+                ?? entries.endedClaims[destination].flatMap { $0 != url ? $0 : nil }
             if let clash {
                 return .failure(
                     FastgetError(
@@ -67,7 +67,7 @@ extension DownloadQueue.Entries {
     mutating func forget(_ download: Download) {
         let key = ObjectIdentifier(download)
         guard !forgotten.contains(key), byURL[download.urlWithoutCredentials]?.contains(where: { $0 === download }) == true else { return }
-        endedClaims[download.destination] = (download.urlWithoutCredentials, download.url.withoutCredentials.description)
+        endedClaims[download.destination] = download.urlWithoutCredentials
         Self.drop(download, from: &byURL, at: download.urlWithoutCredentials)
         Self.drop(download, from: &byDestination, at: download.destination)
         forgotten.insert(key)
@@ -84,7 +84,7 @@ extension DownloadQueue.Entries {
 
     /// Frees the destination an ended, forgotten `download` claimed (`remove`).
     mutating func unclaim(_ download: Download) {
-        guard download.state.isFinal, endedClaims[download.destination]?.url == download.urlWithoutCredentials else { return }
+        guard download.state.isFinal, endedClaims[download.destination] == download.urlWithoutCredentials else { return }
         endedClaims[download.destination] = nil
     }
 

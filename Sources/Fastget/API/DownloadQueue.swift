@@ -63,9 +63,9 @@ public final class DownloadQueue: Sendable {
         var byURL: [String: [Download]] = [:]
         var byDestination: [String: [Download]] = [:]
         /// Without `keepsEndedDownloads`: the destinations of ended downloads that left, with
-        /// their URL (without credentials, and as shown), and those still in `downloads`
-        /// until the next sweep (`forget`).
-        var endedClaims: [String: (url: String, shown: String)] = [:]
+        /// their URL (without credentials), and those still in `downloads` until the next
+        /// sweep (`forget`).
+        var endedClaims: [String: String] = [:]
         var forgotten: Set<ObjectIdentifier> = []
 
         /// No download is queued or running.
