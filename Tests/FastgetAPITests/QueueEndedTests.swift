@@ -67,4 +67,27 @@ import Testing
         #expect(queue.waitUntilIdle(timeout: 30))
         #expect(other.state == .completed || other.state == .failed)
     }
+
+    /// `remove` of an older download of a URL, ended and replaced by a newer one, leaves the
+    /// newer one's name claimed (as a queue that keeps ended downloads does): another URL is
+    /// still refused there, even when it would replace an existing file.
+    @Test(arguments: [true, false])
+    func removingAStaleDownloadKeepsTheNewerOnesName(keepsEnded: Bool) throws {
+        let server = try server()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = testOptions(directory, segments: 1)
+        options.replacesExistingFile = true // as --overwrite
+        let queue = try DownloadQueue(directory: directory.path, maximumActive: 1, options: options, keepsEnded: keepsEnded)
+        let first = try queue.add(server.url("/f1"))
+        #expect(queue.waitUntilIdle(timeout: 30))
+        let again = try queue.add(server.url("/f1"))
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(first.state == .completed && again.state == .completed && again !== first)
+        queue.remove(first)
+        let refused = #expect(throws: FastgetError.self) { try queue.add(server.url("/f2"), destination: again.destination) }
+        #expect(refused?.code == .cannotCreateOutput)
+        #expect(queue.waitUntilIdle(timeout: 30))
+        #expect(SHA256.hex(ofFile: again.destination) == SHA256.hex(Self.files[1]))
+    }
 }

@@ -21,7 +21,7 @@ extension DownloadQueue {
             let claims = (byDestination[destination].map { [$0] } ?? []) + (entries.byDestination[destination] ?? [])
             let clash =
                 claims.first(where: { $0.urlWithoutCredentials != url }).map { $0.url.withoutCredentials.description }
-                ?? entries.endedClaims[destination].flatMap { $0 != url ? $0 : nil }
+                ?? entries.endedClaims[destination].flatMap { $0.url != url ? $0.url : nil }
             if let clash {
                 return .failure(
                     FastgetError(
@@ -67,7 +67,7 @@ extension DownloadQueue.Entries {
     mutating func forget(_ download: Download) {
         let key = ObjectIdentifier(download)
         guard !forgotten.contains(key), byURL[download.urlWithoutCredentials]?.contains(where: { $0 === download }) == true else { return }
-        endedClaims[download.destination] = download.urlWithoutCredentials
+        endedClaims[download.destination] = (download.urlWithoutCredentials, key)
         Self.drop(download, from: &byURL, at: download.urlWithoutCredentials)
         Self.drop(download, from: &byDestination, at: download.destination)
         forgotten.insert(key)
@@ -82,9 +82,12 @@ extension DownloadQueue.Entries {
     /// Forgotten downloads that make a sweep, at least.
     static let sweep = 64
 
-    /// Frees the destination an ended, forgotten `download` claimed (`remove`).
+    /// Frees the destination an ended, forgotten `download` claimed (`remove`), unless a later
+    /// download of its URL saved there since (`download` is then stale).
     mutating func unclaim(_ download: Download) {
-        guard download.state.isFinal, endedClaims[download.destination] == download.urlWithoutCredentials else { return }
+        guard let claim = endedClaims[download.destination], claim.owner == ObjectIdentifier(download),
+            claim.url == download.urlWithoutCredentials
+        else { return }
         endedClaims[download.destination] = nil
     }
 

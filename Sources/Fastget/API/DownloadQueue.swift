@@ -63,9 +63,10 @@ public final class DownloadQueue: Sendable {
         var byURL: [String: [Download]] = [:]
         var byDestination: [String: [Download]] = [:]
         /// Without `keepsEndedDownloads`: the destinations of ended downloads that left, with
-        /// their URL (without credentials), and those still in `downloads` until the next
-        /// sweep (`forget`).
-        var endedClaims: [String: String] = [:]
+        /// their URL (without credentials) and which download it was (only its `remove` frees
+        /// the name: an older one of the same URL is stale), and those still in `downloads`
+        /// until the next sweep (`forget`).
+        var endedClaims: [String: (url: String, owner: ObjectIdentifier)] = [:]
         var forgotten: Set<ObjectIdentifier> = []
 
         /// No download is queued or running.
@@ -140,7 +141,7 @@ public final class DownloadQueue: Sendable {
     /// - Throws: `.cannotCreateOutput` when another URL in the queue saves to the same destination
     ///   (`…/a.bin` and `…/a.bin?x`), ended or not: two downloads never share files, and a later
     ///   one never replaces what an earlier one saved (`remove` an ended download to free its
-    ///   name). (Names a server gives with `Content-Disposition` are known only later; the
+    ///   name; with `keepsEndedDownloads` false, the last download saved there). (Names a server gives with `Content-Disposition` are known only later; the
     ///   download's lock refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil, mirrors: [String] = []) throws(FastgetError) -> Download {
