@@ -107,21 +107,24 @@ enum Batch {
 
         let state = Locked(State())
 
-        /// A download of line `line` the queue gave: false when it is one of an earlier line
-        /// (the same URL listed twice). One that ended already is counted at once.
-        func added(_ download: Download, line: Int) -> Bool {
-            state.withLock { state in
+        /// A download of line `line` the queue gave (one of an earlier line, when the same
+        /// URL is listed twice, is not counted again). One that ended already is counted here.
+        func added(_ download: Download, line: Int) {
+            let ended = state.withLock { state -> Bool in
                 let key = ObjectIdentifier(download)
                 guard state.pending[key] == nil else { return false }
                 // Its end may have been told before this (a file already complete): its state
                 // is final before its last event is published, so one of the two counts it.
-                if download.state.isFinal {
-                    state.record(download.state == .completed ? nil : Batch.outcomeCode(download), line: line)
-                } else {
+                guard download.state.isFinal else {
                     state.pending[key] = (download, line)
+                    return false
                 }
                 return true
             }
+            guard ended else { return }
+            // Outside the lock: the handler of its events takes it.
+            let code = download.state == .completed ? nil : Batch.outcomeCode(download)
+            state.withLock { $0.record(code, line: line) }
         }
 
         /// `download`'s last event, `event`, has been published.
@@ -172,7 +175,7 @@ enum Batch {
             if reader.isStopped { return true }
             do throws(FastgetError) {
                 let download = try queue.add(url, mirrors: Array(fields.dropFirst()))
-                _ = list.added(download, line: line)
+                list.added(download, line: line)
             } catch {
                 fail(error, invocation, list, url: url)
             }
