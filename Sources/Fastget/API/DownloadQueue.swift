@@ -141,8 +141,9 @@ public final class DownloadQueue: Sendable {
     /// - Throws: `.cannotCreateOutput` when another URL in the queue saves to the same destination
     ///   (`…/a.bin` and `…/a.bin?x`), ended or not: two downloads never share files, and a later
     ///   one never replaces what an earlier one saved (`remove` an ended download to free its
-    ///   name; with `keepsEndedDownloads` false, the last download saved there). (Names a server gives with `Content-Disposition` are known only later; the
-    ///   download's lock refuses a clash among those when it happens.)
+    ///   name; with `keepsEndedDownloads` false, the last download saved there). (Names a
+    ///   server gives with `Content-Disposition` are known only later; the download's lock
+    ///   refuses a clash among those when it happens.)
     @discardableResult
     public func add(_ url: String, destination: String? = nil, mirrors: [String] = []) throws(FastgetError) -> Download {
         try add(contentsOf: [Entry(url, destination: destination, mirrors: mirrors)])[0]
