@@ -33,7 +33,7 @@ enum Batch {
         SignalWatcher.arm(after: invocation.maximumTime)
 
         let display = !invocation.quiet && !invocation.json && !invocation.noProgress && Console.stderrIsTerminal ? BatchDisplay() : nil
-        let list = Listed(window: Listed.window(jobs: invocation.jobs))
+        let list = ListedDownloads(window: ListedDownloads.window(jobs: invocation.jobs))
         queue.onEvent { download, event in
             report(event, of: download, invocation, display)
             if event.isFinal { list.ended(download, event) }
@@ -41,14 +41,14 @@ enum Batch {
         let stopped = add(from: reader, named: name, to: queue, invocation, display, list)
         display?.listEnded()
         if stopped { queue.pauseAll() } // a download added as the signal came
-        if list.state.withLock({ $0.count == 0 && $0.firstFailure == nil }) && !stopped {
+        if list.withLock({ $0.count == 0 && $0.firstFailure == nil }) && !stopped {
             Console.error("no URLs in \(name)")
             return ExitStatus.of(.usage)
         }
         queue.waitUntilIdle()
         display?.clear()
 
-        let outcome = list.state.withLock { $0 }
+        let outcome = list.withLock { $0 }
         let paused = stopped || outcome.pending.values.contains { $0.download.state == .paused || $0.download.state == .queued }
         if paused {
             if SignalWatcher.timedOut.load(ordering: .sequentiallyConsistent) {
@@ -64,88 +64,10 @@ enum Batch {
         return outcome.firstFailure ?? outcome.firstFailed?.code ?? failureCode(outcome.pending.values.sorted { $0.line < $1.line }.map(\.download))
     }
 
-    /// What was taken from the list so far, and how its downloads ended. The queue lets go of
-    /// a download once it ended (`keepsEnded: false`) and so does this, and the list is read
-    /// only while fewer than `window` downloads have not ended: a list of millions holds a few
-    /// dozen downloads at a time.
-    private final class Listed: Sendable {
-        let window: Int
-        private let room = WakeSignal()
-
-        init(window: Int) { self.window = window }
-
-        /// Enough to keep every slot busy: those running, as many again syncing, and more
-        /// queued behind them.
-        static func window(jobs: Int) -> Int { jobs > 1 << 20 ? Int.max : 4 * jobs + 16 }
-
-        /// Returns at once while fewer than `window` downloads have not ended, else once half
-        /// of them have (or after half a second, whatever is left), or `stopped()`.
-        func waitForRoom(unless stopped: () -> Bool) {
-            while !stopped() && state.withLock({ $0.pending.count >= window }) { _ = room.wait(seconds: 0.5) }
-        }
-
-        struct State {
-            /// URL lines read (blank and comment lines not counted).
-            var count = 0
-            /// The first line that failed (not a download: a URL the queue refused).
-            var firstFailure: Int32?
-            /// Downloads added and not yet ended, with their place in the list (the first
-            /// failure, in list order, gives the exit code).
-            var pending: [ObjectIdentifier: (download: Download, line: Int)] = [:]
-            var completed = 0
-            var firstFailed: (line: Int, code: Int32)?
-
-            /// A download of line `line` ended: completed (`code` nil) or with `code`.
-            mutating func record(_ code: Int32?, line: Int) {
-                guard let code else {
-                    completed += 1
-                    return
-                }
-                if firstFailed.map({ line < $0.line }) ?? true { firstFailed = (line, code) }
-            }
-        }
-
-        let state = Locked(State())
-
-        /// A download of line `line` the queue gave (one of an earlier line, when the same
-        /// URL is listed twice, is not counted again). One that ended already is counted here.
-        func added(_ download: Download, line: Int) {
-            let ended = state.withLock { state -> Bool in
-                let key = ObjectIdentifier(download)
-                guard state.pending[key] == nil else { return false }
-                // Its end may have been told before this (a file already complete): its state
-                // is final before its last event is published, so one of the two counts it.
-                guard download.state.isFinal else {
-                    state.pending[key] = (download, line)
-                    return false
-                }
-                return true
-            }
-            guard ended else { return }
-            // Outside the lock: the handler of its events takes it.
-            let code = download.state == .completed ? nil : Batch.outcomeCode(download)
-            state.withLock { $0.record(code, line: line) }
-        }
-
-        /// `download`'s last event, `event`, has been published.
-        func ended(_ download: Download, _ event: DownloadEvent) {
-            state.withLock { state in
-                guard let entry = state.pending.removeValue(forKey: ObjectIdentifier(download)) else { return }
-                // Half the window free: the reader fills it again in one go, not a line a wake.
-                if state.pending.count == window / 2 { room.signal() }
-                switch event {
-                case .completed: state.record(nil, line: entry.line)
-                case .failed(let error): state.record(ExitStatus.of(error), line: entry.line)
-                default: state.record(ExitStatus.of(.cancelled), line: entry.line)
-                }
-            }
-        }
-    }
-
     /// Adds each URL line of the list to `queue` as it is read; true when a stop ended it.
     private static func add(
         from reader: ListReader, named name: String, to queue: DownloadQueue, _ invocation: Invocation, _ display: BatchDisplay?,
-        _ list: Listed
+        _ list: ListedDownloads
     ) -> Bool {
         while true {
             // Read on only while few enough wait: a list of millions is never all in memory.
@@ -166,7 +88,7 @@ enum Batch {
             // Several URLs on one line, separated by blanks, are mirrors of one file.
             let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard let url = fields.first, !url.hasPrefix("#") else { continue }
-            let line = list.state.withLock { state in
+            let line = list.withLock { state in
                 state.count += 1
                 return state.count
             }
@@ -184,10 +106,10 @@ enum Batch {
 
     /// A line of the list (or the list) that failed: said on standard error, and with --json as an
     /// error event too; the first failure gives the exit code.
-    private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: Listed, url: String? = nil) {
+    private static func fail(_ error: FastgetError, _ invocation: Invocation, _ list: ListedDownloads, url: String? = nil) {
         Console.error(error.message, hint: error.commandLineHint)
         if invocation.json { JSONEvents.error(error, url: url) }
-        list.state.withLock { $0.firstFailure = $0.firstFailure ?? ExitStatus.of(error) }
+        list.withLock { $0.firstFailure = $0.firstFailure ?? ExitStatus.of(error) }
     }
 
     /// Lines for one download of the batch: its outcome, and with --json all of its events.
@@ -226,7 +148,7 @@ enum Batch {
     }
 
     /// The exit code of a download that ended or stopped without completing.
-    fileprivate static func outcomeCode(_ download: Download) -> Int32 {
+    static func outcomeCode(_ download: Download) -> Int32 {
         do throws(FastgetError) {
             _ = try download.run() // an ended download gives its outcome again
             return ExitStatus.success
