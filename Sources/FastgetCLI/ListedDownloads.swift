@@ -50,8 +50,8 @@ final class ListedDownloads: @unchecked Sendable {
     }
 
     /// Enough to keep every slot busy: those running, as many again syncing, and more queued
-    /// behind them.
-    static func window(jobs: Int) -> Int { jobs > 1 << 20 ? Int.max : 4 * jobs + 16 }
+    /// behind them (`-j` is at most 64, so this cannot overflow).
+    static func window(jobs: Int) -> Int { 4 * jobs + 16 }
 
     func withLock<Result>(_ body: (inout State) -> Result) -> Result {
         pthread_mutex_lock(&mutex)
