@@ -15,6 +15,17 @@ import Testing
         #expect(SidecarFiles.tag(text) == tag)
     }
 
+    /// Every tag is the standard base64 of the digest's first 16 bytes with "-" and "_" for
+    /// "+" and "/" and no padding: 2,000 texts of every length from 0 to 199 bytes.
+    @Test func aTagIsTheDigestInBase64URL() {
+        for index in 0..<2000 {
+            let text = String(decoding: (0..<(index % 200)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) & 0x7f }, as: UTF8.self)
+            let standard = base64Encoded(SmallSHA256.digest(text.utf8).prefix(16))
+            let expected = String(standard.dropLast(2).map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+            #expect(SidecarFiles.tag(text) == expected, "text \(index)")
+        }
+    }
+
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),

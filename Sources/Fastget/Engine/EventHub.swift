@@ -24,11 +24,20 @@ final class EventHub: Sendable {
 
     private struct State: Sendable {
         var observers: [Int: @Sendable (DownloadEvent) -> Void] = [:]
+        /// The tokens of `observers`, in increasing order (the order of their calls).
+        var order: [Int] = []
         /// What `remove` calls for an observer that asked to know.
         var removals: [Int: @Sendable () -> Void] = [:]
         var newest = 0
         var pending: [Item] = []
         var delivering = false
+
+        /// True when something is pending and no delivery is under way: the caller delivers.
+        mutating func startsDelivery() -> Bool {
+            guard !delivering, !pending.isEmpty else { return false }
+            delivering = true
+            return true
+        }
     }
 
     private let state = Locked(State())
@@ -57,6 +66,7 @@ final class EventHub: Sendable {
         state.withLock { state in
             let token = EventHub.newToken()
             state.observers[token] = observer
+            state.order.append(token)
             state.removals[token] = removed
             state.newest = token
             return token
@@ -65,7 +75,7 @@ final class EventHub: Sendable {
 
     func remove(_ token: Int) {
         let removed = state.withLock { state in
-            state.observers[token] = nil
+            if state.observers.removeValue(forKey: token) != nil { state.order.removeAll { $0 == token } }
             return state.removals.removeValue(forKey: token)
         }
         removed?()
@@ -75,7 +85,13 @@ final class EventHub: Sendable {
     var count: Int { state.withLock { $0.observers.count } }
 
     /// Delivers `event` on the calling thread (see the type's comment for the exception).
-    func publish(_ event: DownloadEvent) { publish([event]) }
+    func publish(_ event: DownloadEvent) {
+        let starts = state.withLock { state in
+            state.pending.append(Item(event: event, newest: state.newest, then: nil))
+            return state.startsDelivery()
+        }
+        if starts { drain() }
+    }
 
     /// Delivers `events`, then runs `then`, on the calling thread (see the type's comment for
     /// the exception).
@@ -89,35 +105,36 @@ final class EventHub: Sendable {
     /// never takes (nothing is called here).
     func post(_ events: [DownloadEvent], then: (@Sendable () -> Void)? = nil) -> Bool {
         state.withLock { state in
-            state.pending += events.map { Item(event: $0, newest: state.newest, then: nil) }
+            for event in events { state.pending.append(Item(event: event, newest: state.newest, then: nil)) }
             if let then { state.pending.append(Item(event: nil, newest: state.newest, then: then)) }
-            guard !state.delivering, !state.pending.isEmpty else { return false }
-            state.delivering = true
-            return true
+            return state.startsDelivery()
         }
     }
 
-    /// Delivers what is pending, in order, until nothing is.
+    /// Delivers what is pending, in order, until nothing is. It takes what is pending at once,
+    /// with the observers registered then: one added later has a token above every taken
+    /// item's `newest`, so it would hear none of them anyway.
     func drain() {
         while true {
-            let next = state.withLock { state -> (Item, [Int])? in
+            let taken = state.withLock { state -> (items: [Item], order: [Int])? in
                 guard !state.pending.isEmpty else {
                     state.delivering = false
                     return nil
                 }
-                let item = state.pending.removeFirst()
-                guard item.event != nil else { return (item, []) }
-                return (item, state.observers.keys.filter { $0 <= item.newest }.sorted())
+                defer { state.pending = [] }
+                return (state.pending, state.order)
             }
-            guard let (item, tokens) = next else { return }
-            if let event = item.event {
-                // Each observer is looked up again right before its call: one removed meanwhile
-                // (by an earlier observer of this event, say) is not called.
-                for token in tokens {
-                    if let observer = state.withLock({ $0.observers[token] }) { observer(event) }
+            guard let (items, order) = taken else { return }
+            for item in items {
+                if let event = item.event {
+                    // Each observer is looked up again right before its call: one removed meanwhile
+                    // (by an earlier observer of this event, say) is not called.
+                    for token in order where token <= item.newest {
+                        if let observer = state.withLock({ $0.observers[token] }) { observer(event) }
+                    }
                 }
+                item.then?()
             }
-            item.then?()
         }
     }
 }

@@ -13,12 +13,16 @@ package struct ContentRange: Sendable, Equatable {
         self.completeLength = completeLength
     }
 
+    /// "bytes", the only range unit (RFC 9110 §14.1), compared without regard to case.
+    private static let unit = Array("bytes".utf8)
+
     package static func parse(_ value: String) throws(HTTPParseError) -> ContentRange {
         let invalid = HTTPParseError.invalidContentRange(value)
         let bytes = Array(value.utf8)
         let text = bytes[...].trimmingBytes()
         // "bytes " in any case (an exact space: a NUL is no space).
-        guard text.count > 6, zip(text.prefix(5), "bytes".utf8).allSatisfy({ $0 | 0x20 == $1 }), text[text.startIndex + 5] == 0x20
+        let start = text.startIndex
+        guard text.count > 6, (0..<5).allSatisfy({ text[start + $0] | 0x20 == ContentRange.unit[$0] }), text[start + 5] == 0x20
         else { throw invalid }
         let spec = text.dropFirst(6).trimmingBytes()
         let star: [UInt8] = [UInt8(ascii: "*")]

@@ -18,16 +18,24 @@ package struct HeadParser: Sendable {
     /// Consumes bytes of `input` until the head is complete.
     /// - Returns: the head and the number of bytes of `input` it used, or nil when it needs more.
     package mutating func feed(_ input: UnsafeRawBufferPointer) throws(HTTPParseError) -> (head: ResponseHead, consumed: Int)? {
-        for (index, byte) in input.enumerated() {
-            buffer.append(byte)
-            if buffer.count > HeadParser.maximumHeadBytes { throw .headTooLarge(limit: HeadParser.maximumHeadBytes) }
-            if buffer.count <= 5 && byte != HeadParser.prefix[buffer.count - 1] { throw .notHTTP }
-            guard byte == 0x0A else { continue }
+        var index = 0
+        // A line (or what has come of it) at a time, appended at once: as if byte by byte, the
+        // first bytes must start "HTTP/", then the head must stay within its limit.
+        while index < input.count {
+            let end = (input[index...].firstIndex(of: 0x0A)).map { $0 + 1 } ?? input.count
+            for at in buffer.count..<max(buffer.count, min(HeadParser.prefix.count, buffer.count + end - index))
+            where input[index + at - buffer.count] != HeadParser.prefix[at] {
+                throw .notHTTP
+            }
+            if buffer.count + end - index > HeadParser.maximumHeadBytes { throw .headTooLarge(limit: HeadParser.maximumHeadBytes) }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index..<end]))
+            index = end
+            guard buffer.last == 0x0A else { continue }
             let lineEnd = buffer.count - 1
             let isEmptyLine = lineEnd == lineStart || (lineEnd == lineStart + 1 && buffer[lineStart] == 0x0D)
             if isEmptyLine {
                 let head = try parse()
-                return (head, index + 1)
+                return (head, index)
             }
             lineCount += 1
             if lineCount > HeadParser.maximumHeaderLines + 1 { throw .tooManyHeaderLines(limit: HeadParser.maximumHeaderLines) }

@@ -27,11 +27,24 @@ extension SidecarFiles {
     /// characters). Not a CRC: a server could pick a URL of its own (a query string) with the
     /// CRC of another's, and have its file pass for that one's completed download.
     static func tag(_ text: String) -> String {
-        // base64url (RFC 4648 §5): the standard encoding with "-" and "_" for "+" and "/".
-        let standard = base64Encoded(SmallSHA256.digest(text.utf8).prefix(16)).utf8.filter { $0 != UInt8(ascii: "=") }
-        return String(
-            decoding: standard.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
+        let digest = SmallSHA256.digest(text.utf8)
+        // base64url (RFC 4648 §5) of 16 bytes: five whole groups of three, then one byte (two
+        // characters, no padding).
+        return String(unsafeUninitializedCapacity: 22) { characters in
+            tagAlphabet.withUTF8Buffer { alphabet in
+                for group in 0..<6 {
+                    let at = 3 * group
+                    let bits = UInt32(digest[at]) << 16 | (at < 15 ? UInt32(digest[at + 1]) << 8 | UInt32(digest[at + 2]) : 0)
+                    for place in 0..<(at < 15 ? 4 : 2) {
+                        characters[4 * group + place] = alphabet[Int(bits >> UInt32(18 - 6 * place) & 63)]
+                    }
+                }
+            }
+            return 22
+        }
     }
+
+    private static let tagAlphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
     /// The mark of earlier releases, read so that their `.part` files still resume: its
     /// value is the inode, a space, and the URL.
