@@ -129,7 +129,8 @@ final class EventHub: Sendable {
                 if let event = item.event {
                     // Each observer is looked up again right before its call: one removed meanwhile
                     // (by an earlier observer of this event, say) is not called.
-                    for token in order where token <= item.newest {
+                    for token in order {
+                        guard token <= item.newest else { break } // `order` is increasing
                         if let observer = state.withLock({ $0.observers[token] }) { observer(event) }
                     }
                 }
