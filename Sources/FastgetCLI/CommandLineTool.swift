@@ -6,6 +6,7 @@ import Glibc
 /// the tests can import this module without linking the executable's static-link flags.
 package enum CommandLineTool {
     package static func main() -> Never {
+        DescriptorTable.reserve() // while this is the only thread
         // TLS writes go through the socket: a peer that closes must produce EPIPE, not kill us.
         signal(SIGPIPE, SIG_IGN)
         SignalWatcher.blockSignals()
