@@ -11,20 +11,20 @@ enum DescriptorTable {
     /// Slots the table is grown to, at most the soft limit on open files.
     static let slots = 1024
 
-    /// Grows the table by duplicating a standard descriptor to the highest slot wanted (the
-    /// lowest free one from there: nothing open is replaced) and closing the copy. Call it
-    /// before any thread starts; without a standard descriptor open it does nothing.
+    /// Grows the table by duplicating a socket of its own to the highest slot wanted (the lowest
+    /// free one from there: nothing open is replaced) and closing both. Never a descriptor it
+    /// was given: closing any descriptor of a file drops every POSIX lock the process holds on
+    /// that file, and a program may exec fastget holding one on its standard input. Call it
+    /// before any thread starts.
     static func reserve() {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
         let highest = Int32(min(UInt64(slots), UInt64(limit.rlim_cur))) - 1
         guard highest >= 64 else { return }
-        for descriptor: Int32 in 0...2 {
-            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, highest)
-            if copy >= 0 {
-                close(copy)
-                return
-            }
-        }
+        let own = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard own >= 0 else { return }
+        let copy = fcntl(own, F_DUPFD_CLOEXEC, highest)
+        if copy >= 0 { close(copy) }
+        close(own)
     }
 }
