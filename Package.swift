@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import Foundation // the manifest only: FileManager, below
 import PackageDescription
 
 // fastget: segmented, resumable HTTP(S) downloads. No package dependencies; the only library
@@ -29,14 +30,18 @@ let faults: [SwiftSetting] = [.define("FASTGET_FAULTS", .when(configuration: .de
 // refuses a version-tagged dependency whose library product has a target with any, so its code
 // moves one source file's .text at a time (3.7 MiB with function sections there too). The paths
 // are absolute: SwiftPM does not run the linker in the package directory. A stale order file
-// costs memory only: names it lists that no longer exist are skipped without a warning.
+// costs memory only: names it lists that no longer exist are skipped without a warning; a copy
+// of the sources without scripts/ links without the layout. FastgetCLI is compiled so in every
+// release build (the tests' and Bench's too), which changes where its code lies, nothing else.
 let layoutSections: [SwiftSetting] =
     staticOpenSSL ? [] : [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
-let layout = [
-    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/fastget.order",
-    "-Xlinker", "--no-warn-symbol-ordering",
-    "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/scripts/fastget-private.ld",
-]
+let layoutFiles = ["scripts/fastget.order", "scripts/fastget-private.ld"].map { "\(Context.packageDirectory)/\($0)" }
+let layout =
+    layoutFiles.allSatisfy { FileManager.default.fileExists(atPath: $0) }
+    ? [
+        "-Xlinker", "--symbol-ordering-file=\(layoutFiles[0])", "-Xlinker", "--no-warn-symbol-ordering",
+        "-Xlinker", "-T", "-Xlinker", layoutFiles[1],
+    ] : []
 
 let package = Package(
     name: "fastget",

@@ -7,8 +7,9 @@
 #
 # URL: a plain-HTTP file of some tens of MiB (a local nginx will do). BINARY: an unstripped
 # fastget, by default .build/release/fastget (`swift build -c release --product fastget`).
-# Needs valgrind (callgrind lists every function entered, which sampling would not), nm, and
-# perf if at hand (see below). Names already in the file are kept if the binary still defines
+# Needs valgrind (callgrind lists every function entered, which sampling would not), nm,
+# readelf, ar, python3, the swift that built the binary (for its static runtime), timeout, and
+# perf if at hand and permitted (see below). Names already in the file are kept if the binary still defines
 # them (--fresh starts over). After a change to the file, `rm .build/release/fastget` before
 # `swift build`: SwiftPM does not know the link depends on it.
 #
@@ -28,12 +29,15 @@
 # glibc's string functions are chosen at start-up for the CPU (valgrind's emulated CPU has no
 # AVX-512); every variant of a family that ran is listed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 fresh=0
 if [ "${1:-}" = --fresh ]; then fresh=1; shift; fi
 url="${1:?usage: scripts/order-symbols.sh [--fresh] URL [BINARY]}"
-binary="${2:-.build/release/fastget}"
+# A BINARY given relative to where the script was started, before the cd below.
+binary="${2:-}"
+if [ -n "$binary" ]; then binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"; fi
+cd "$(dirname "$0")/.."
+binary="${binary:-$(pwd)/.build/release/fastget}"
 [ -x "$binary" ] || { echo "order-symbols: no binary at $binary" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "order-symbols: needs valgrind" >&2; exit 1; }
 work=$(mktemp -d)
@@ -43,9 +47,13 @@ trap 'rm -rf "$work"' EXIT
 run=0
 profile() {
     run=$((run + 1))
-    valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no \
-        --callgrind-out-file="$work/cg.$run" --log-file="$work/log.$run" "$binary" "$@" \
-        >/dev/null 2>&1 || true
+    # A download that fails (a wrong URL, a server gone) would profile an error path instead:
+    # stop rather than write an order file from it. Each run is bounded.
+    if ! timeout 900 valgrind --tool=callgrind --demangle=no --compress-strings=no --compress-pos=no \
+        --callgrind-out-file="$work/cg.$run" --log-file="$work/log.$run" "$binary" "$@" >/dev/null 2>&1; then
+        echo "order-symbols: '$binary $*' failed under valgrind (see the URL); nothing written" >&2
+        exit 1
+    fi
     rm -f "$work/out"
 }
 scenarios() {
@@ -61,7 +69,8 @@ scenarios profile
 # packed ones faults, so a second pass over the new build adds what the first one missed.
 native() {
     run=$((run + 1))
-    perf record -q -e page-faults -c 1 -d -o "$work/perf.$run" "$binary" "$@" >/dev/null 2>&1 || true
+    timeout 900 perf record -q -e page-faults -c 1 -d -o "$work/perf.$run" "$binary" "$@" >/dev/null 2>&1 ||
+        echo "order-symbols: perf failed on '$*' (not permitted?); its page faults are left out" >&2
     perf script -i "$work/perf.$run" -F addr 2>/dev/null >>"$work/faults" || true
     rm -f "$work/out"
 }
