@@ -28,7 +28,7 @@ let faults: [SwiftSetting] = [.define("FASTGET_FAULTS", .when(configuration: .de
 // (scripts/fastget-private.ld). FastgetCLI and FastgetTool put every function in a section of
 // its own, so that lld can move each. The library target Fastget takes no unsafe flags: SwiftPM
 // refuses a version-tagged dependency whose library product has a target with any, so its code
-// moves one source file's .text at a time (3.7 MiB with function sections there too). The paths
+// moves one source file's .text at a time (3.8 MiB with function sections there too). The paths
 // are absolute: SwiftPM does not run the linker in the package directory. A stale order file
 // costs memory only: names it lists that no longer exist are skipped without a warning; a copy
 // of the sources without scripts/ links without the layout. FastgetCLI is compiled so in every
