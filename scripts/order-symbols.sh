@@ -9,9 +9,9 @@
 # fastget, by default .build/release/fastget (`swift build -c release --product fastget`).
 # Needs valgrind (callgrind lists every function entered, which sampling would not), nm,
 # readelf, ar, python3, the swift that built the binary (for its static runtime), timeout, and
-# perf if at hand and permitted (see below). Names already in the file are kept if the binary still defines
-# them (--fresh starts over). After a change to the file, `rm .build/release/fastget` before
-# `swift build`: SwiftPM does not know the link depends on it.
+# perf if at hand and permitted (see below). Names already in the file are kept if the binary
+# still defines them (--fresh starts over). After a change to the file, `rm
+# .build/release/fastget` before `swift build`: SwiftPM does not know the link depends on it.
 #
 # Why: fastget's peak RSS at -n 1 is mostly the file-backed text of the static binary, and the
 # kernel maps 64 KiB (fault_around_bytes) around each page a fault touches. Code run once,

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theVerdictIsTheSameHoweverTheBytesArrive() {
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64(state: 0x4EAD) // SegmentPlanTests' generator: the same heads on every run
         for round in 0..<20_000 {
             var bytes: [UInt8] = []
             for _ in 0..<Int.random(in: 0...12, using: &random) { bytes += Self.pieces.randomElement(using: &random)! }
