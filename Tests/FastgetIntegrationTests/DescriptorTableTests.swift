@@ -16,14 +16,6 @@ import Testing
         }
     }
 
-    /// The slots `reserve` grows the table to under this process's open-file limit.
-    private var expected: Int {
-        var limit = rlimit()
-        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-        let slots = UInt64(DescriptorTable.slots)
-        return Int(clamping: UInt64(limit.rlim_cur) < slots ? UInt64(limit.rlim_cur) : slots)
-    }
-
     /// Seen in `/proc/PID/status` while a one-connection download, which alone stays far below
     /// a thousand descriptors, waits for its answer. A child starts with a table as large as the
     /// highest descriptor its parent had open, so a process started the same way (`sleep`)
@@ -37,6 +29,7 @@ import Testing
         let passedOn = try tableSize(control.processIdentifier)
         kill(control.processIdentifier, SIGKILL) // SIGKILL: a signal mask passed on may hold SIGTERM
         control.waitUntilExit()
+        let expected = try #require(DescriptorTable.wanted)
         guard let passedOn, passedOn < expected else { return }
 
         let arrived = DispatchSemaphore(value: 0)

@@ -4,9 +4,8 @@ import Testing
 /// Whatever a server sends, the parser's verdict does not depend on how the bytes arrive: 20,000
 /// heads built at random from valid and hostile pieces (a wrong prefix, bare CR and LF, folded
 /// lines, heads near the 64 KiB limit and the line limit) give the same head and count of
-/// bytes consumed, or the same error, or the same need for more, fed whole, a byte at a time,
-/// and in random pieces
-/// (a byte at a time only below 4 KiB, to keep the test quick).
+/// bytes consumed, or the same error, or the same need for more, fed whole, in random pieces,
+/// and (below 4 KiB, to keep the test quick) a byte at a time.
 @Suite struct HeadParserSplitTests {
     private static let pieces: [[UInt8]] = [
         "HTTP/1.1 200 OK\r\n", "HTTP/1.0 206 X\n", "Content-Length: 5\r\n", "\r\n", "\n", "\r", "X: y\r\n",
